@@ -1,0 +1,173 @@
+"""Named actions of the transition model and the set enabled in a state (DESIGN §3).
+
+Every engine drives the system only through these: the explorer tries every enabled action, the
+DES and the scripts pick one. `enabled_actions` lists them in a fixed order, so the same state
+always yields the same list. Actions are frozen dataclasses: equal only to an action of the same
+kind with the same fields (Emit(1) != Drain(1)), hashable, and cheap to build.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import List, Optional, Union
+
+from .config import SystemConfig
+from .lb import route_choices
+from .state import State, holder, tget
+
+
+@dataclass(frozen=True)
+class Init:
+    """The client sends initialize (a first session, or re-initialization), routed by the LB."""
+    client: int
+    instance: int
+
+
+@dataclass(frozen=True)
+class Emit:
+    """The instance running session `token` emits the next message of its work."""
+    token: int
+
+
+@dataclass(frozen=True)
+class Deliver:
+    """The first event in flight on the client's stream reaches it and is applied."""
+    client: int
+
+
+@dataclass(frozen=True)
+class Persist:
+    """The client writes its session token and live cursor to durable storage."""
+    client: int
+
+
+@dataclass(frozen=True)
+class Disconnect:
+    """The network drops the client's stream; events in flight are lost (not the work)."""
+    client: int
+
+
+@dataclass(frozen=True)
+class ClientRestart:
+    """The client process restarts and falls back to its persisted token and cursor."""
+    client: int
+
+
+@dataclass(frozen=True)
+class Reconnect:
+    """GET + Mcp-Session-Id + Last-Event-ID, routed by the LB to `instance`, decided by the gate."""
+    client: int
+    instance: int
+
+
+@dataclass(frozen=True)
+class IdleTimeout:
+    """The LB closes the client's stream because it carries no data."""
+    client: int
+
+
+@dataclass(frozen=True)
+class ForeignCursor:
+    """A client bug: the client's cursor is replaced by `donor`'s (another session's) cursor."""
+    client: int
+    donor: int
+
+
+@dataclass(frozen=True)
+class Drain:
+    """The LB stops routing new requests to the instance; its streams keep flowing."""
+    instance: int
+
+
+@dataclass(frozen=True)
+class Stop:
+    """The instance process stops (after a drain) or crashes (without one): local state is lost."""
+    instance: int
+
+
+@dataclass(frozen=True)
+class Start:
+    """A stopped instance starts (a restart or a replacement) with empty local state."""
+    instance: int
+
+
+@dataclass(frozen=True)
+class Evict:
+    """The session expires (TTL) or is evicted: it is gone from every registry and buffer."""
+    token: int
+
+
+@dataclass(frozen=True)
+class Compact:
+    """The buffer of `token` drops its oldest event (the floor rises). `instance` None: shared."""
+    instance: Optional[int]
+    token: int
+
+
+CLIENT_ACTIONS = (Init, Deliver, Persist, Disconnect, ClientRestart, Reconnect, IdleTimeout,
+                  ForeignCursor)
+SERVER_ACTIONS = (Emit, Drain, Stop, Start, Evict, Compact)
+Action = Union[Init, Deliver, Persist, Disconnect, ClientRestart, Reconnect, IdleTimeout,
+               ForeignCursor, Emit, Drain, Stop, Start, Evict, Compact]
+
+
+def work_start(config: SystemConfig, client) -> int:
+    """First message of the first call whose result the client has not applied: the work a new
+    session runs when the client (re-)initializes."""
+    done = {k for k, _ in client.applied}
+    for call_first in range(0, config.messages_per_session, config.messages_per_call):
+        result = min(call_first + config.messages_per_call, config.messages_per_session) - 1
+        if result not in done:
+            return call_first
+    return config.messages_per_session
+
+
+def live_tokens(state: State, config: SystemConfig) -> List[int]:
+    """Sessions live in a registry (shared) or in some process (local store), sorted."""
+    if config.store == "shared":
+        return [token for token, _ in state.registry]
+    return sorted({token for inst in state.instances for token, _ in inst.sessions})
+
+
+def enabled_actions(state: State, config: SystemConfig) -> List["Action"]:
+    """Every action enabled in `state`, in a fixed order."""
+    out: List[Action] = []
+    for c, client in enumerate(state.clients):
+        if client.phase in ("new", "needs_init") and work_start(config, client) < \
+                config.messages_per_session:
+            out.extend(Init(c, i) for i in route_choices(state, config, None))
+        if client.inflight:
+            out.append(Deliver(c))
+        if client.token is not None and client.persisted != (client.token, client.cursor):
+            out.append(Persist(c))
+        if client.phase == "open":
+            out.append(Disconnect(c))
+            if not client.inflight:
+                out.append(IdleTimeout(c))
+        if client.phase != "new":
+            out.append(ClientRestart(c))
+        if client.phase == "idle" and client.token is not None:
+            out.extend(Reconnect(c, i) for i in route_choices(state, config, client.token))
+            for d, donor in enumerate(state.clients):
+                if d != c and donor.cursor is not None and donor.cursor != client.cursor \
+                        and donor.cursor.truth is not None \
+                        and donor.cursor.truth.token != client.token:
+                    out.append(ForeignCursor(c, d))
+    for token in live_tokens(state, config):
+        h = holder(state, config, token)
+        if h is not None and tget(state.instances[h].sessions, token).next_msg < \
+                config.messages_per_session:
+            out.append(Emit(token))
+    for i, inst in enumerate(state.instances):
+        if inst.status == "up":
+            out.append(Drain(i))
+        if inst.status in ("up", "draining"):
+            out.append(Stop(i))
+        if inst.status == "down":
+            out.append(Start(i))
+    out.extend(Evict(token) for token in live_tokens(state, config))
+    if config.buffer == "shared":
+        out.extend(Compact(None, token) for token, b in state.buffers if b.entries)
+    else:
+        for i, inst in enumerate(state.instances):
+            out.extend(Compact(i, token) for token, b in inst.buffers if b.entries)
+    return out

@@ -1,0 +1,47 @@
+"""Recording an event: mint its id, append it to the session's replay buffer within capacity.
+
+Both data events (`Emit`) and priming events (SEP-1699: an id with no data, sent when a stream
+opens so the client holds a cursor before the first message) go through `record_event`, so ids
+and buffers follow one rule. A priming entry has `truth.msg == PRIMING` and is never delivered.
+"""
+from __future__ import annotations
+
+from typing import Optional, Tuple
+
+from . import event_ids
+from .config import SystemConfig
+from .protocol import WireId
+from .state import Buffer, Entry, LiveSession, State, Truth, buffer_of, replace_at, tset
+
+PRIMING = -1
+
+
+def append(buffer: Buffer, entry: Entry, capacity: int) -> Tuple[Buffer, Optional[WireId]]:
+    """Append within capacity; the new buffer and the id it dropped (None if none).
+    Invariant: len(entries) <= capacity and `floor` is the last entry dropped."""
+    entries, floor, dropped = buffer.entries + (entry,), buffer.floor, None
+    if len(entries) > capacity:
+        floor, entries, dropped = entries[0], entries[1:], entries[0].wire
+    return Buffer(entries, floor), dropped
+
+
+def record_event(state: State, config: SystemConfig, instance: int, token: int,
+                 live: LiveSession, msg: int) -> Tuple[State, Entry, Optional[WireId]]:
+    """Mint an id for message `msg` (or PRIMING) of session `token` run by `instance` at
+    `live`'s generation, and buffer it where buffers live. Returns the new state (counters and
+    the session's per-session counter advanced), the entry and the id dropped for capacity."""
+    inst = state.instances[instance]
+    seq, serial = live.seq + 1, state.serial + 1
+    counter = (state.counter if config.buffer == "shared" else inst.counter) + 1
+    wire = event_ids.mint(config.event_ids, token, live.generation, seq, counter, serial)
+    entry = Entry(wire, Truth(live.client, msg, token, live.generation, serial))
+    buffer, dropped = append(buffer_of(state, config, instance, token) or Buffer(), entry,
+                             config.buffer_capacity)
+    live = live._replace(seq=seq, next_msg=live.next_msg + (msg != PRIMING))
+    inst = inst._replace(sessions=tset(inst.sessions, token, live))
+    if config.buffer == "shared":
+        state = state._replace(buffers=tset(state.buffers, token, buffer), counter=counter)
+    else:
+        inst = inst._replace(buffers=tset(inst.buffers, token, buffer), counter=counter)
+    state = state._replace(instances=replace_at(state.instances, instance, inst), serial=serial)
+    return state, entry, dropped

@@ -1,0 +1,111 @@
+"""The system's configuration (DESIGN §3, §5): one frozen dataclass, validated on construction.
+
+Every field is checked when the object is built; an unknown key, a wrong type or an out-of-range
+value raises `ConfigError` naming the key. `from_mapping` builds one from a TOML-like dict.
+"""
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, fields
+from typing import Any, Mapping
+
+from .errors import ConfigError
+
+PLACEMENTS = ("local", "shared")
+KEYINGS = ("session", "event_id")
+EVENT_ID_SCHEMES = ("per_session", "global", "tagged", "uuid")
+LB_KINDS = ("round_robin", "random", "least_connections", "sticky")
+CLIENT_REACTIONS = ("reinit", "fail")
+
+_CHOICES = {
+    "store": PLACEMENTS,
+    "buffer": PLACEMENTS,
+    "buffer_keying": KEYINGS,
+    "event_ids": EVENT_ID_SCHEMES,
+    "lb": LB_KINDS,
+    "on_404": CLIENT_REACTIONS,
+    "on_409": CLIENT_REACTIONS,
+}
+_MINIMUM = {"instances": 1, "clients": 1, "messages_per_session": 1, "messages_per_call": 1,
+            "buffer_capacity": 1}
+
+
+@dataclass(frozen=True)
+class SystemConfig:
+    """What the modelled deployment looks like.
+
+    store            where the session registry lives: "local" (per process) or "shared"
+    buffer           where replay buffers live: "local" (per process) or "shared"
+    buffer_keying    how a cursor is looked up: "session" (in S's own buffer) or "event_id"
+                     (one store keyed by event id across sessions, like the MCP SDK EventStore)
+    buffer_capacity  events retained per session buffer; older ones are dropped (floor rises)
+    event_ids        "per_session" counter, server-"global" counter, "tagged" (session,
+                     generation, seq) or opaque "uuid"
+    lb               "round_robin", "random", "least_connections" or "sticky" (on session id)
+    on_404, on_409   client reaction: "reinit" (the spec) or "fail" (the MCP SDK clients raise)
+    client_dedupe    client drops events whose id it already saw on the session
+    priming          the server sends a priming event (an id, no data) when initialize opens a
+                     stream (SEP-1699, spec 2025-11-25), so the client holds a cursor before the
+                     first message; without it a stream lost before its first event cannot be
+                     resumed
+    messages_per_session, messages_per_call
+                     each client's work: messages in calls; a call's last message is its
+                     (non-idempotent) result, the others are progress notifications
+    """
+
+    instances: int = 2
+    clients: int = 1
+    messages_per_session: int = 6
+    messages_per_call: int = 3
+    store: str = "shared"
+    buffer: str = "local"
+    buffer_keying: str = "session"
+    buffer_capacity: int = 64
+    event_ids: str = "per_session"
+    lb: str = "round_robin"
+    on_404: str = "reinit"
+    on_409: str = "reinit"
+    client_dedupe: bool = False
+    priming: bool = True
+
+    def __post_init__(self) -> None:
+        for f in fields(self):
+            value = getattr(self, f.name)
+            if f.type in ("int", int):
+                if isinstance(value, bool) or not isinstance(value, int):
+                    raise ConfigError(f.name, f"expected an integer, got {value!r}")
+                low = _MINIMUM.get(f.name)
+                if low is not None and value < low:
+                    raise ConfigError(f.name, f"must be >= {low}, got {value}")
+            elif f.type in ("bool", bool):
+                if not isinstance(value, bool):
+                    raise ConfigError(f.name, f"expected true or false, got {value!r}")
+            elif f.name in _CHOICES:
+                if value not in _CHOICES[f.name]:
+                    raise ConfigError(f.name, f"must be one of {', '.join(_CHOICES[f.name])}; "
+                                              f"got {value!r}")
+
+    @classmethod
+    def from_mapping(cls, data: Mapping[str, Any]) -> "SystemConfig":
+        """Build from a dict; unknown keys are errors that name the key."""
+        known = {f.name for f in fields(cls)}
+        for key in data:
+            if key not in known:
+                raise ConfigError(str(key), f"unknown key (known: {', '.join(sorted(known))})")
+        return cls(**dict(data))
+
+    def replace(self, **changes: Any) -> "SystemConfig":
+        """A copy with some fields changed (validated like any construction)."""
+        return self.from_mapping({**asdict(self), **changes})
+
+    def as_dict(self) -> dict:
+        return asdict(self)
+
+    def is_result(self, index: int) -> bool:
+        """Message `index` is a call's result (non-idempotent side effect when applied); the last
+        message of the work ends a call even if it is shorter."""
+        return (index % self.messages_per_call == self.messages_per_call - 1
+                or index == self.messages_per_session - 1)
+
+    def call_start(self, index: int) -> int:
+        """The first message index of the call that message `index` belongs to."""
+        return index - index % self.messages_per_call

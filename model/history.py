@@ -1,0 +1,146 @@
+"""History events: the facts each transition records (DESIGN §4).
+
+A history is a sequence of `(time, event)` pairs. Events state facts (what was decided, what a
+client applied and whether it had applied it before); `model.properties` turns them into
+violations. Engines add the time: a step number for scripts, seconds for the DES.
+"""
+from __future__ import annotations
+
+from typing import NamedTuple, Optional, Tuple
+
+from .protocol import WireId
+
+
+class Initialized(NamedTuple):
+    client: int
+    instance: int
+    token: int
+    work_start: int     # first message of the work the new session runs
+    reissue: bool       # the client had a session before: its unfinished calls are re-issued
+    priming: Optional[WireId] = None  # id of the priming event that gave the client its cursor
+
+
+class Emitted(NamedTuple):
+    instance: int
+    token: int
+    generation: int
+    msg: int
+    owner: int          # client whose work the message is
+    wire: WireId
+    live_to: Tuple[int, ...]   # clients whose open stream carries it now
+    dropped: Optional[WireId]  # id the buffer dropped to stay within capacity
+
+
+class Decided(NamedTuple):
+    client: int
+    instance: int
+    token: int
+    cursor: Optional[WireId]
+    gate: str
+    status: int
+    code: str
+    effect: str
+    resume_from: Optional[WireId]
+    registry_has_session: bool
+    held_locally: bool
+    live_elsewhere: bool       # the session is live in some registry or process (ground truth)
+    recreated: Optional[int]   # generation created by this request, if any
+    replayed: int              # events queued by the replay
+    dead: bool                 # admitted, and no data can ever arrive while the client is owed
+    reason: str
+
+
+class Applied(NamedTuple):
+    client: int
+    wire: WireId
+    owner: int                 # client whose work the message is (ground truth)
+    msg: int
+    result: bool               # a call's result: non-idempotent side effect
+    token: int                 # session the event was emitted on
+    generation: int            # generation it was emitted at
+    via: str                   # "live", "replay", "head" or "foreign"
+    first_token: Optional[int]  # session of the first application, if applied before
+    first_generation: Optional[int]
+    stream_kind: str           # "init" or "resume"
+    client_gen: Optional[int]  # generation of the cursor the stream was admitted with
+    serving_gen: Optional[int]
+    cursor_foreign: bool
+    holes: Tuple[int, ...]     # own earlier messages skipped for good, never told of a gap
+
+    @property
+    def duplicate(self) -> bool:
+        return self.first_token is not None
+
+
+class Dropped(NamedTuple):
+    """A deduping client dropped an event whose id it had already seen on the session."""
+
+    client: int
+    wire: WireId
+    owner: int
+    msg: int
+    new: bool                  # the dropped message had never been applied (a reused id)
+
+
+class StreamClosed(NamedTuple):
+    client: int
+    instance: int
+    reason: str   # "network", "idle_timeout", "instance_stop", "server_close", "client_restart",
+    #               "session_evicted"
+    frames: int
+
+
+class ClientFailed(NamedTuple):
+    client: int
+    status: int
+    code: str
+
+
+class GapAccepted(NamedTuple):
+    """The client was told of a gap (409 replay_gap, or a 200 stream's leading gap event)."""
+
+    client: int
+    resume_from: Optional[WireId]
+    told: Tuple[int, ...]      # own messages the gap covers: lost, with notice
+
+
+class CursorPersisted(NamedTuple):
+    client: int
+    token: Optional[int]
+    wire: Optional[WireId]
+
+
+class ClientRestarted(NamedTuple):
+    client: int
+    token: Optional[int]
+    wire: Optional[WireId]
+
+
+class CursorReplaced(NamedTuple):
+    client: int
+    donor: int
+    wire: WireId
+
+
+class InstanceChanged(NamedTuple):
+    instance: int
+    what: str               # "drain", "stop", "crash" or "start"
+    incarnation: int
+    lost_sessions: Tuple[int, ...]
+
+
+class SessionEvicted(NamedTuple):
+    token: int
+
+
+class BufferCompacted(NamedTuple):
+    instance: Optional[int]  # None: the shared buffer
+    token: int
+    dropped: WireId
+
+
+class Recreated(NamedTuple):
+    instance: int
+    token: int
+    generation: int
+    work_start: int

@@ -1,0 +1,98 @@
+"""Build the `ServerView` a deciding instance has of a resumption request, and look cursors up.
+
+This is the only place that turns the (ground-truth) state into what an instance can see; gates
+never see the state itself.
+"""
+from __future__ import annotations
+
+from typing import Optional
+
+from . import event_ids
+from .config import SystemConfig
+from .protocol import ResumeRequest, WireId
+from .state import Buffer, Entry, State, buffer_of, tget, visible_buffers
+from .view import (ABOVE_HWM, AT_FLOOR, BELOW_FLOOR, IN_BUFFER, IN_RANGE, NO_BUFFER, NO_CURSOR,
+                   UNKNOWN, BufferView, CursorView, ServerView)
+
+
+def lookup(state: State, config: SystemConfig, instance: int, token: int,
+           wire: WireId) -> Optional[Entry]:
+    """The entry this deployment finds for cursor `wire`: in S's buffer (keying "session") or in
+    every buffer the instance can read (keying "event_id"). If an id was reused, the most recently
+    emitted entry wins, as in a store that overwrites by key."""
+    if config.buffer_keying == "session":
+        buffer = buffer_of(state, config, instance, token)
+        candidates = buffer.entries if buffer is not None else ()
+    else:
+        candidates = [e for _, b in visible_buffers(state, config, instance) for e in b.entries]
+    best = None
+    for entry in candidates:
+        if entry.wire == wire and (best is None or entry.truth.serial > best.truth.serial):
+            best = entry
+    return best
+
+
+def position(scheme: str, wire: Optional[WireId], buffer: Optional[Buffer]) -> str:
+    """Where `wire` lies relative to `buffer` (see model.view.POSITIONS)."""
+    if wire is None:
+        return NO_CURSOR
+    if buffer is None:
+        return NO_BUFFER
+    if any(e.wire == wire for e in buffer.entries):
+        return IN_BUFFER
+    if buffer.floor is not None and buffer.floor.wire == wire:
+        return AT_FLOOR
+    key = event_ids.order_key(scheme, wire)
+    if key is None:
+        return UNKNOWN
+    if buffer.floor is not None:
+        floor_key = event_ids.order_key(scheme, buffer.floor.wire)
+        if floor_key is not None and key < floor_key:
+            return BELOW_FLOOR
+    newest = buffer.entries[-1] if buffer.entries else buffer.floor
+    if newest is None:
+        return ABOVE_HWM  # an empty stream has issued nothing: any cursor is ahead of it
+    newest_key = event_ids.order_key(scheme, newest.wire)
+    if newest_key is not None and key > newest_key:
+        return ABOVE_HWM
+    return IN_RANGE
+
+
+def build_view(state: State, config: SystemConfig, instance: int,
+               request: ResumeRequest) -> ServerView:
+    """What `instance` knows when it decides `request`."""
+    inst = state.instances[instance]
+    token = request.session
+    live = tget(inst.sessions, token)
+    if config.store == "shared":
+        record = tget(state.registry, token)
+        known = record is not None
+        held = live is not None and known and live.generation == record.generation
+        recreates = known and not held
+        generation = live.generation if held else (record.generation + 1 if known else None)
+    else:
+        known = held = live is not None
+        recreates = False
+        generation = live.generation if held else None
+    buffer = buffer_of(state, config, instance, token)
+    buffer_view = None if buffer is None else BufferView(
+        tuple(e.wire for e in buffer.entries), buffer.floor.wire if buffer.floor else None)
+    return ServerView(instance, inst.incarnation, token, known, held, generation, recreates,
+                      buffer_view, _cursor_view(state, config, instance, token,
+                                                request.last_event_id, buffer))
+
+
+def _cursor_view(state: State, config: SystemConfig, instance: int, token: int,
+                 wire: Optional[WireId], buffer: Optional[Buffer]) -> CursorView:
+    if wire is None:
+        return CursorView(None, None, None, False, NO_CURSOR)
+    owner, generation = event_ids.decode(config.event_ids, wire)
+    entry = lookup(state, config, instance, token, wire)
+    if entry is None and buffer is not None and buffer.floor is not None \
+            and buffer.floor.wire == wire:
+        entry = buffer.floor  # the instance remembers the id it last dropped from S's buffer
+    if entry is not None and owner is None:
+        owner, generation = entry.truth.token, entry.truth.generation
+    found = entry is not None and entry is not (buffer.floor if buffer else None)
+    return CursorView(wire, owner, generation, found,
+                      position(config.event_ids, wire, buffer))

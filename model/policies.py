@@ -1,0 +1,177 @@
+"""Resumption-validation policies (DESIGN §2): pure functions `(ResumeRequest, ServerView) -> Decision`.
+
+Each policy reads only the view. A user's own gate is any callable with the same signature;
+`resolve_gate` accepts a policy name or such a callable, and `decide` runs either one, turning an
+exception or a malformed return value into a `GateError` that names the gate.
+"""
+from __future__ import annotations
+
+from typing import Callable, Dict, NamedTuple, Union
+
+from .errors import GateError
+from .protocol import Code, Decision, Effect, ResumeRequest, admit, check_decision, reject
+from .view import (ABOVE_HWM, AT_FLOOR, BELOW_FLOOR, IN_BUFFER, IN_RANGE, NO_BUFFER, NO_CURSOR,
+                   ServerView)
+
+GateFunction = Callable[[ResumeRequest, ServerView], Decision]
+
+
+def _replay(view: ServerView, reason: str) -> Decision:
+    """Admit a replay after E. The effect names what the lookup really replays: another session's
+    stream when the cursor was found there (an event-id keyed store follows the id)."""
+    if view.cursor.found and view.cursor_is_foreign:
+        return admit(Effect.FOREIGN, reason + "; E belongs to another session's stream")
+    return admit(Effect.REPLAY, reason)
+
+
+def _by_range(view: ServerView, what: str) -> Decision:
+    """The range check shared by `range` and `generation`: floor <= E <= hwm."""
+    c = view.cursor
+    if c.found or c.position in (IN_BUFFER, AT_FLOOR, IN_RANGE):
+        return _replay(view, f"{what}: E within [floor, hwm]")
+    if c.position == ABOVE_HWM:
+        return reject(Code.CURSOR_AHEAD, f"{what}: E above the high-water mark")
+    floor = view.buffer.floor if view.buffer is not None else None
+    return reject(Code.REPLAY_GAP, f"{what}: E not replayable ({c.position})", resume_from=floor)
+
+
+def naive(request: ResumeRequest, view: ServerView) -> Decision:
+    """Format-only validation (document 002, first variant): admits unknown sessions; no buffer
+    -> 200 empty stream; a buffer without E -> replay from the head."""
+    c = view.cursor
+    if c.found or c.position == AT_FLOOR:
+        return _replay(view, "cursor found")
+    if c.position == NO_CURSOR or view.buffer is None or not view.buffer.wires:
+        return admit(Effect.EMPTY, "no buffer or nothing retained: empty stream")
+    return admit(Effect.FROM_HEAD, "cursor not in the buffer: replay from the head")
+
+
+def range_only(request: ResumeRequest, view: ServerView) -> Decision:
+    """Session found + floor <= E <= hwm (document 000's observed reconnect path); ignores
+    generation and provenance."""
+    if not view.registry_has_session:
+        return reject(Code.SESSION_NOT_FOUND, "session not in the registry")
+    if view.cursor.position == NO_CURSOR:
+        return admit(Effect.EMPTY, "no cursor: new stream")
+    return _by_range(view, "range")
+
+
+def generation(request: ResumeRequest, view: ServerView) -> Decision:
+    """Document 000's gate: liveness, generation, range; no provenance check."""
+    if not view.registry_has_session:
+        return reject(Code.SESSION_NOT_FOUND, "session not in the registry")
+    c = view.cursor
+    if c.position == NO_CURSOR:
+        return admit(Effect.EMPTY, "no cursor: new stream")
+    if view.recreates:
+        return reject(Code.GENERATION_MISMATCH, "session state recreated: E predates it")
+    if c.generation is not None and c.generation != view.generation:
+        return reject(Code.GENERATION_MISMATCH,
+                      f"E from generation {c.generation}, session at {view.generation}")
+    return _by_range(view, "generation ok")
+
+
+def provenance(request: ResumeRequest, view: ServerView) -> Decision:
+    """Document 002's gate: liveness, provenance, then a gap signal (200 + leading gap event);
+    no generation check and no upper bound (a cursor above hwm is in effect clamped)."""
+    if not view.registry_has_session:
+        return reject(Code.SESSION_NOT_FOUND, "session not in the registry")
+    c = view.cursor
+    if c.position == NO_CURSOR:
+        return admit(Effect.EMPTY, "no cursor: new stream")
+    if c.owner is None:
+        return reject(Code.CURSOR_SESSION_MISMATCH, "cursor never issued by a known session")
+    if c.owner != view.session:
+        return reject(Code.CURSOR_SESSION_MISMATCH, f"cursor belongs to session {c.owner}")
+    if c.position == BELOW_FLOOR:
+        return admit(Effect.GAP, "E below the floor: leading gap event, replay from the floor")
+    if c.position == ABOVE_HWM:
+        return admit(Effect.CLAMPED, "E above hwm: nothing to replay, live from here")
+    if c.position == NO_BUFFER:
+        return admit(Effect.EMPTY, "no buffer here: live from here")
+    return _replay(view, "provenance ok")
+
+
+def strict(request: ResumeRequest, view: ServerView) -> Decision:
+    """All four conditions of DESIGN §1 in order: liveness, provenance, generation, reachability.
+    A cursor whose provenance this instance cannot establish (an opaque id it no longer holds)
+    is refused with 409 cursor_unverifiable: admitting it could replay the wrong events."""
+    if not view.registry_has_session:
+        return reject(Code.SESSION_NOT_FOUND, "session not in the registry")
+    c = view.cursor
+    if c.position == NO_CURSOR:
+        return admit(Effect.EMPTY, "no cursor: new stream")
+    if c.owner is None:
+        return reject(Code.CURSOR_UNVERIFIABLE, "cannot tell which session issued E")
+    if c.owner != view.session:
+        return reject(Code.CURSOR_SESSION_MISMATCH, f"cursor belongs to session {c.owner}")
+    if view.recreates or c.generation != view.generation:
+        return reject(Code.GENERATION_MISMATCH,
+                      f"E from generation {c.generation}, session at {view.generation}")
+    floor = view.buffer.floor if view.buffer is not None else None
+    if c.position in (IN_BUFFER, AT_FLOOR, IN_RANGE):
+        return _replay(view, "all four conditions hold")
+    if c.position == ABOVE_HWM:
+        return reject(Code.CURSOR_AHEAD, "E above the high-water mark: never clamp")
+    return reject(Code.REPLAY_GAP, f"E not replayable ({c.position}): resume after the floor",
+                  resume_from=floor)
+
+
+def sdk(request: ResumeRequest, view: ServerView) -> Decision:
+    """The MCP Python SDK today: exact lookup in the per-process session table (404, no
+    generation), no provenance check, the event store looked up by id alone, and an unknown or
+    evicted cursor answered with 200 + empty stream + close (no gap signal)."""
+    if not view.held_locally:
+        return reject(Code.SESSION_NOT_FOUND, "session not in this process's table")
+    c = view.cursor
+    if c.position == NO_CURSOR:
+        return admit(Effect.EMPTY, "no cursor: new stream")
+    if c.found:
+        return _replay(view, "event store found E")
+    return admit(Effect.EMPTY_CLOSE, "event store does not know E: empty stream, then close")
+
+
+POLICIES: Dict[str, GateFunction] = {
+    "naive": naive,
+    "range": range_only,
+    "generation": generation,
+    "provenance": provenance,
+    "strict": strict,
+    "sdk": sdk,
+}
+
+
+class Gate(NamedTuple):
+    """A named gate: one of POLICIES or a user's callable."""
+
+    name: str
+    function: GateFunction
+
+
+def resolve_gate(policy: Union[str, GateFunction, Gate]) -> Gate:
+    """A Gate for a policy name, a user callable or a Gate; unknown names raise ValueError
+    listing the valid ones."""
+    if isinstance(policy, Gate):
+        return policy
+    if isinstance(policy, str):
+        if policy not in POLICIES:
+            raise ValueError(f"unknown policy {policy!r}; valid: {', '.join(POLICIES)}")
+        return Gate(policy, POLICIES[policy])
+    if callable(policy):
+        name = getattr(policy, "__qualname__", None) or repr(policy)
+        module = getattr(policy, "__module__", None)
+        return Gate(f"{module}:{name}" if module else name, policy)
+    raise ValueError(f"a policy must be a name ({', '.join(POLICIES)}) or a callable, "
+                     f"got {type(policy).__name__}")
+
+
+def decide(gate: Gate, request: ResumeRequest, view: ServerView) -> Decision:
+    """Run a gate; an exception or a malformed result becomes a GateError naming the gate."""
+    try:
+        decision = gate.function(request, view)
+    except Exception as exc:  # a user's gate may raise anything: report it, do not crash
+        raise GateError(gate.name, f"raised {type(exc).__name__}: {exc}") from exc
+    problem = check_decision(decision)
+    if problem is not None:
+        raise GateError(gate.name, problem)
+    return decision

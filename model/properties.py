@@ -1,0 +1,205 @@
+"""The §4 properties, computed from a history of `(time, event)` pairs.
+
+The same checks serve every engine. `PropertyMonitor` folds events one at a time (an engine can
+feed it as it goes, keeping memory flat); `check_history` folds a whole history.
+
+Canonical violations (a policy is judged on these):
+  duplicate_delivery      a client applied its own message again, for a server-caused reason
+  duplicate_side_effect   ... and the message was a call's result (non-idempotent)
+  silent_loss             a client skipped one of its messages for good without being told
+  cross_session_delivery  a client applied another session's message
+  stall                   a stream admitted with 200 on which no data can ever arrive while the
+                          client is owed messages (an episode lasts until it progresses again)
+  needless_reinit         a 404 from an instance whose own process held the session live: the
+                          in-flight state was intact and the client is told to throw it away
+
+Duplicates are attributed to a cause. Server-caused: `cross_generation` (replayed or re-run
+across a recreated generation), `restart_from_head` (cursor ignored), `foreign_cursor` (another
+session's cursor admitted). Client-caused, not held against a policy: `stale_cursor` (a lagging
+cursor within one generation: at-least-once by design, dedupe by event id absorbs it) and
+`reissued_request` (the client re-initialized and re-issued an unfinished call).
+"""
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import Dict, Iterable, List, NamedTuple, Optional, Tuple
+
+from .history import Applied, ClientFailed, Decided, Dropped, GapAccepted, Initialized
+
+VIOLATIONS = ("duplicate_delivery", "duplicate_side_effect", "silent_loss",
+              "cross_session_delivery", "stall", "needless_reinit")
+SERVER_CAUSES = ("cross_generation", "restart_from_head", "foreign_cursor")
+CLIENT_CAUSES = ("stale_cursor", "reissued_request")
+
+
+def duplicate_cause(event: Applied) -> str:
+    """Why a client got a message it had already applied."""
+    if event.via == "head":
+        return "restart_from_head"
+    if event.cursor_foreign:
+        return "foreign_cursor"
+    if event.first_token != event.token:
+        return "reissued_request"
+    if event.first_generation != event.generation or (
+            event.client_gen is not None and event.serving_gen != event.client_gen):
+        return "cross_generation"
+    return "stale_cursor"
+
+
+@dataclass
+class Report:
+    """What a history shows. `violations` always has every canonical name."""
+
+    violations: Dict[str, int] = field(default_factory=lambda: dict.fromkeys(VIOLATIONS, 0))
+    duplicates_by_cause: Dict[str, int] = field(default_factory=dict)
+    decisions: Dict[str, int] = field(default_factory=dict)
+    statuses: Dict[int, int] = field(default_factory=dict)
+    effects: Dict[str, int] = field(default_factory=dict)
+    resumptions: int = 0
+    reinits: int = 0
+    routing_reinits: int = 0
+    failed_clients: int = 0
+    dedupe_drops: int = 0
+    applied: int = 0
+    stall_seconds: List[float] = field(default_factory=list)
+
+    def violated(self) -> Dict[str, int]:
+        """Only the properties with a non-zero count."""
+        return {name: n for name, n in self.violations.items() if n}
+
+    def as_dict(self) -> dict:
+        return {
+            "violations": dict(self.violations),
+            "duplicates_by_cause": dict(sorted(self.duplicates_by_cause.items())),
+            "decisions": dict(sorted(self.decisions.items())),
+            "statuses": {str(k): v for k, v in sorted(self.statuses.items())},
+            "effects": dict(sorted(self.effects.items())),
+            "resumptions": self.resumptions,
+            "reinits": self.reinits,
+            "routing_reinits": self.routing_reinits,
+            "failed_clients": self.failed_clients,
+            "dedupe_drops": self.dedupe_drops,
+            "applied": self.applied,
+            "stall_seconds": list(self.stall_seconds),
+        }
+
+
+class Finding(NamedTuple):
+    """What one event counted: a violation (`name` in VIOLATIONS) or a "note"."""
+
+    name: str
+    count: int
+    detail: str
+
+
+class PropertyMonitor:
+    """Folds history events into a Report; `finish(end_time)` closes open stall episodes.
+
+    `observe` returns the findings of that event, so a narrative can mark exactly what was
+    counted."""
+
+    def __init__(self) -> None:
+        self.report = Report()
+        self._decisions: Counter = Counter()
+        self._statuses: Counter = Counter()
+        self._effects: Counter = Counter()
+        self._causes: Counter = Counter()
+        self._stalled_since: Dict[int, float] = {}
+
+    def observe(self, time: float, event) -> List[Finding]:
+        kind = type(event)
+        if kind is Applied:
+            return self._applied(time, event)
+        if kind is Decided:
+            return self._decided(time, event)
+        if kind is Initialized:
+            self._progress(event.client, time)
+            if event.reissue:
+                self.report.reinits += 1
+        elif kind is ClientFailed:
+            self._progress(event.client, time)
+            self.report.failed_clients += 1
+        elif kind is GapAccepted and event.told:
+            lost = ", ".join(f"m{m}" for m in event.told)
+            return [Finding("note", 0, f"gap told: {lost} lost with notice")]
+        elif kind is Dropped:
+            self.report.dedupe_drops += 1
+            if event.new:
+                return [Finding("note", 0, "a new message dropped: its id was reused")]
+        return []
+
+    def _count(self, found: List[Finding], name: str, count: int, detail: str) -> None:
+        self.report.violations[name] += count
+        found.append(Finding(name, count, detail))
+
+    def _applied(self, time: float, event: Applied) -> List[Finding]:
+        found: List[Finding] = []
+        self.report.applied += 1
+        self._progress(event.client, time)
+        if event.owner != event.client:
+            self._count(found, "cross_session_delivery", 1,
+                        f"a message of c{event.owner} (session S{event.token})")
+            return found
+        if event.holes:
+            skipped = ", ".join(f"m{m}" for m in event.holes)
+            self._count(found, "silent_loss", len(event.holes), f"{skipped} skipped unannounced")
+        if event.duplicate:
+            cause = duplicate_cause(event)
+            self._causes[cause] += 1
+            if cause in SERVER_CAUSES:
+                self._count(found, "duplicate_delivery", 1, cause)
+                if event.result:
+                    self._count(found, "duplicate_side_effect", 1, cause)
+            else:
+                found.append(Finding("note", 0, f"duplicate, client-caused ({cause})"))
+        return found
+
+    def _decided(self, time: float, event: Decided) -> List[Finding]:
+        found: List[Finding] = []
+        self.report.resumptions += 1
+        self._decisions[event.code] += 1
+        self._statuses[event.status] += 1
+        self._effects[event.effect] += 1
+        if event.status == 404:
+            if event.held_locally:
+                self._count(found, "needless_reinit", 1, "this process holds the session live")
+            elif event.live_elsewhere:
+                self.report.routing_reinits += 1
+                found.append(Finding("note", 0, "routing re-init: the session is live "
+                                                "elsewhere, not here"))
+        if event.dead:
+            if event.client in self._stalled_since:
+                found.append(Finding("note", 0, "still stalled (same episode)"))
+            else:
+                self._stalled_since[event.client] = time
+                self._count(found, "stall", 1, "admitted, but no data can ever arrive")
+        return found
+
+    def _progress(self, client: int, time: float) -> None:
+        since = self._stalled_since.pop(client, None)
+        if since is not None:
+            self.report.stall_seconds.append(time - since)
+
+    def finish(self, end_time: Optional[float] = None) -> Report:
+        r = self.report
+        if end_time is not None:
+            for client in sorted(self._stalled_since):
+                r.stall_seconds.append(end_time - self._stalled_since[client])
+            self._stalled_since.clear()
+        r.decisions = dict(self._decisions)
+        r.statuses = dict(self._statuses)
+        r.effects = dict(self._effects)
+        r.duplicates_by_cause = dict(self._causes)
+        return r
+
+
+def check_history(history: Iterable[Tuple[float, object]],
+                  end_time: Optional[float] = None) -> Report:
+    """Fold a whole history into a Report."""
+    monitor = PropertyMonitor()
+    last = None
+    for time, event in history:
+        monitor.observe(time, event)
+        last = time
+    return monitor.finish(end_time if end_time is not None else last)

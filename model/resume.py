@@ -1,0 +1,228 @@
+"""Initialize and resume: the two requests a client sends, routed by the LB and decided here.
+
+`reconnect` is the heart of the model: build the deciding instance's view, ask the gate, then
+carry out the decision: recreate the session's state when the instance loads a session it does
+not hold (a new generation), queue the replay the effect names, or apply the client's reaction to
+a rejection (re-initialize, accept a gap, or fail).
+"""
+from __future__ import annotations
+
+from typing import List, Tuple
+
+from .config import SystemConfig
+from .history import ClientFailed, Decided, GapAccepted, Initialized, Recreated, StreamClosed
+from .lb import advance
+from .observe import build_view, lookup
+from .policies import Gate, decide
+from .protocol import Code, Decision, Effect, ResumeRequest
+from .actions import work_start
+from .buffers import PRIMING, record_event
+from .event_ids import order_key
+from .state import (Buffer, Client, Cursor, Item, LiveSession, SessionRecord, State, Stream,
+                    buffer_of, holder, replace_at, tget, tset, visible_buffers)
+
+
+def _ensure_buffer(state: State, config: SystemConfig, instance: int, token: int) -> State:
+    """Create an empty replay buffer for `token` where buffers live, unless one exists."""
+    if buffer_of(state, config, instance, token) is not None:
+        return state
+    if config.buffer == "shared":
+        return state._replace(buffers=tset(state.buffers, token, Buffer()))
+    inst = state.instances[instance]
+    inst = inst._replace(buffers=tset(inst.buffers, token, Buffer()))
+    return state._replace(instances=replace_at(state.instances, instance, inst))
+
+
+def _install(state: State, instance: int, token: int, live: LiveSession) -> State:
+    inst = state.instances[instance]
+    inst = inst._replace(sessions=tset(inst.sessions, token, live))
+    return state._replace(instances=replace_at(state.instances, instance, inst))
+
+
+def initialize(state: State, config: SystemConfig, c: int, instance: int) -> Tuple[State, list]:
+    """A new session on `instance` running the client's unfinished calls; its stream opens."""
+    client = state.clients[c]
+    token, start = state.next_token, work_start(config, client)
+    state = advance(state, config, token, instance, True)._replace(next_token=token + 1)
+    if config.store == "shared":
+        state = state._replace(registry=tset(state.registry, token, SessionRecord(c, start, 1)))
+    live = LiveSession(c, start, 1, start, 0)
+    state = _ensure_buffer(_install(state, instance, token, live), config, instance, token)
+    cursor, priming = None, None
+    if config.priming:  # SEP-1699: an id with no data, so the client holds a cursor at once
+        state, entry, _ = record_event(state, config, instance, token, live, PRIMING)
+        cursor, priming = Cursor(entry.wire, entry.truth), entry.wire
+    client = client._replace(
+        phase="open", token=token, cursor=cursor, persisted=(token, cursor),
+        stream=Stream(instance, token, "init", None, 1, False), inflight=(),
+        seen=frozenset() if priming is None else frozenset({priming}), inits=client.inits + 1)
+    state = state._replace(clients=replace_at(state.clients, c, client))
+    return state, [Initialized(c, instance, token, start, client.inits > 1, priming)]
+
+
+def owes(config: SystemConfig, client: Client) -> bool:
+    """The client still lacks some message of its work that it was not told it lost."""
+    done = {k for k, _ in client.applied}
+    return any(m not in done and m not in client.missed
+               for m in range(config.messages_per_session))
+
+
+def can_emit(state: State, config: SystemConfig, instance: int, token: int) -> bool:
+    """`instance` runs session `token` at its current generation and has work left to emit."""
+    h = holder(state, config, token)
+    return h == instance and \
+        tget(state.instances[h].sessions, token).next_msg < config.messages_per_session
+
+
+def stream_is_dead(state: State, config: SystemConfig, c: int) -> bool:
+    """Client `c`'s open stream has nothing in flight, no data can ever arrive on it, and the
+    client is still owed messages: it waits for nothing (a stall, until an idle timeout)."""
+    client = state.clients[c]
+    return client.phase == "open" and not client.inflight and owes(config, client) and \
+        not can_emit(state, config, client.stream.instance, client.stream.token)
+
+
+def _recreate(state: State, config: SystemConfig, instance: int, token: int) -> Tuple[State, int]:
+    """Load a session the instance does not hold: a new generation whose work restarts."""
+    record = tget(state.registry, token)
+    generation = record.generation + 1
+    state = state._replace(registry=tset(state.registry, token,
+                                         record._replace(generation=generation)))
+    state = _install(state, instance, token, LiveSession(record.client, record.work_start,
+                                                         generation, record.work_start, 0))
+    return _ensure_buffer(state, config, instance, token), generation
+
+
+def _replay_items(state: State, config: SystemConfig, instance: int, token: int,
+                  effect: Effect, wire) -> Tuple[Item, ...]:
+    """Data events only: priming entries carry no data and are never delivered."""
+    return tuple(item for item in _replayed(state, config, instance, token, effect, wire)
+                 if item.truth.msg != PRIMING)
+
+
+def _replayed(state: State, config: SystemConfig, instance: int, token: int,
+              effect: Effect, wire) -> Tuple[Item, ...]:
+    """The events an admitted stream starts with. The effect says which kind of replay the gate
+    chose; what is replayed follows the deployment's lookup (an event-id keyed store follows E
+    into whichever stream holds it)."""
+    if effect in (Effect.EMPTY, Effect.EMPTY_CLOSE, Effect.CLAMPED):
+        return ()
+    buffer = buffer_of(state, config, instance, token)
+    if effect in (Effect.FROM_HEAD, Effect.GAP):
+        via = "head" if effect is Effect.FROM_HEAD else "replay"
+        return tuple(Item(e.wire, e.truth, via) for e in (buffer.entries if buffer else ()))
+    found = lookup(state, config, instance, token, wire)
+    if found is not None and found.truth.token != token:
+        source = tget(visible_buffers(state, config, instance), found.truth.token)
+        return tuple(Item(e.wire, e.truth, "foreign") for e in source.entries
+                     if e.truth.serial > found.truth.serial)
+    if buffer is None:
+        return ()
+    if found is not None:
+        return tuple(Item(e.wire, e.truth, "replay") for e in buffer.entries
+                     if e.truth.serial > found.truth.serial)
+    if buffer.floor is not None and buffer.floor.wire == wire:
+        return tuple(Item(e.wire, e.truth, "replay") for e in buffer.entries)
+    key = order_key(config.event_ids, wire)  # E is no entry: replay what compares after it
+    if key is None:
+        return ()
+    return tuple(Item(e.wire, e.truth, "replay") for e in buffer.entries
+                 if order_key(config.event_ids, e.wire) > key)
+
+
+def tell_gap(client: Client, c: int, resume_from, floor) -> Tuple[Client, GapAccepted]:
+    """The client learns that everything up to the floor entry is gone: its own messages up to
+    the floor's that it never applied are lost with notice (ground truth decides which)."""
+    told: Tuple[int, ...] = ()
+    if floor is not None and floor.truth.client == c:
+        done = {k for k, _ in client.applied}
+        told = tuple(m for m in range(floor.truth.msg + 1)
+                     if m not in done and m not in client.missed)
+    return client._replace(missed=client.missed | set(told)), GapAccepted(c, resume_from, told)
+
+
+def _live_anywhere(state: State, config: SystemConfig, token: int) -> bool:
+    """Ground truth: some registry or process still holds the session."""
+    if config.store == "shared" and tget(state.registry, token) is not None:
+        return True
+    return any(tget(inst.sessions, token) is not None for inst in state.instances)
+
+
+def _admit(state: State, config: SystemConfig, c: int, instance: int,
+           decision: Decision, view) -> Tuple[Client, Tuple[Item, ...], bool, list]:
+    """Open the admitted stream with its replay; `dead` when no data can ever arrive on it
+    while the client is still owed messages (a stall)."""
+    client = state.clients[c]
+    token, cursor = client.token, client.cursor
+    items = _replay_items(state, config, instance, token, decision.effect,
+                          cursor.wire if cursor is not None else None)
+    told = []
+    if decision.effect is Effect.GAP:  # the leading gap event names the floor
+        buffer = buffer_of(state, config, instance, token)
+        floor = buffer.floor if buffer is not None else None
+        client, event = tell_gap(client, c, floor.wire if floor else None, floor)
+        told.append(event)
+    closes = decision.effect is Effect.EMPTY_CLOSE
+    dead = not items and (closes or not can_emit(state, config, instance, token)) \
+        and owes(config, client)
+    if closes:
+        return client._replace(phase="idle", stream=None, inflight=()), (), dead, told
+    truth = cursor.truth if cursor is not None else None
+    stream = Stream(instance, token, "resume", truth.generation if truth else None,
+                    view.generation, truth is not None and truth.token != token)
+    return client._replace(phase="open", stream=stream, inflight=items), items, dead, told
+
+
+def reconnect(state: State, config: SystemConfig, gate: Gate, c: int,
+              instance: int) -> Tuple[State, list]:
+    """GET with the client's token and cursor, routed to `instance` and decided by `gate`."""
+    client = state.clients[c]
+    token = client.token
+    request = ResumeRequest(token, client.cursor.wire if client.cursor is not None else None)
+    view = build_view(state, config, instance, request)
+    decision = decide(gate, request, view)
+    live_elsewhere = _live_anywhere(state, config, token)
+    state = advance(state, config, token, instance, False)
+    events: List = []
+    recreated = None
+    if view.recreates and decision.code is not Code.SESSION_NOT_FOUND:
+        state, recreated = _recreate(state, config, instance, token)
+        events.append(Recreated(instance, token, recreated,
+                                tget(state.registry, token).work_start))
+    if decision.admitted:
+        client, items, dead, after = _admit(state, config, c, instance, decision, view)
+        if decision.effect is Effect.EMPTY_CLOSE:
+            after.append(StreamClosed(c, instance, "server_close", 0))
+    else:
+        items, dead = (), False
+        client, after = _react(state, config, c, instance, decision)
+    events.append(Decided(c, instance, token, request.last_event_id, gate.name, decision.status,
+                          decision.code.value, decision.effect.value, decision.resume_from,
+                          view.registry_has_session, view.held_locally, live_elsewhere,
+                          recreated, len(items), dead, decision.reason))
+    events.extend(after)
+    return state._replace(clients=replace_at(state.clients, c, client)), events
+
+
+def _react(state: State, config: SystemConfig, c: int, instance: int,
+           decision: Decision) -> Tuple[Client, list]:
+    """The client's reaction to a rejection (DESIGN §1 table; 404/409 configurable): accept a
+    gap and resume after the cursor it names, re-initialize, or fail (surface the error). A gap
+    that names no cursor leaves nothing to resume after: it is handled like any other 409."""
+    client = state.clients[c]
+    token = client.token
+    resume = decision.resume_from
+    if decision.code is Code.REPLAY_GAP and resume is not None:
+        buffer = buffer_of(state, config, instance, token)
+        floor = buffer.floor if buffer is not None and buffer.floor is not None \
+            and buffer.floor.wire == resume else None
+        client, event = tell_gap(client, c, resume, floor)
+        cursor = Cursor(resume, floor.truth if floor is not None else None)
+        return client._replace(phase="idle", cursor=cursor), [event]
+    reaction = config.on_404 if decision.status == 404 else \
+        config.on_409 if decision.status == 409 else "fail"
+    if reaction == "reinit":
+        return client._replace(phase="needs_init", token=None, cursor=None, stream=None,
+                               inflight=(), seen=frozenset()), []
+    return client._replace(phase="failed", stream=None, inflight=()), \
+        [ClientFailed(c, decision.status, decision.code.value)]

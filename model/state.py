@@ -1,0 +1,186 @@
+"""The system state (DESIGN §3) as one immutable, canonical value.
+
+Everything is a NamedTuple of tuples, ints, strings and frozensets: equal states are equal values
+and hash equal, copying is sharing, and updates build new tuples. Mappings are stored as tuples of
+(key, value) pairs sorted by key (`tget` / `tset` / `tdel` keep them sorted), so two states that
+mean the same thing are the same value.
+"""
+from __future__ import annotations
+
+from typing import Any, FrozenSet, NamedTuple, Optional, Tuple
+
+from .config import SystemConfig
+from .protocol import WireId
+
+Pairs = Tuple[Tuple[Any, Any], ...]
+
+
+def tget(pairs: Pairs, key: Any, default: Any = None) -> Any:
+    """Value for `key` in a sorted pair tuple, or `default`."""
+    for k, v in pairs:
+        if k == key:
+            return v
+    return default
+
+
+def tset(pairs: Pairs, key: Any, value: Any) -> Pairs:
+    """A copy of `pairs` with `key` bound to `value`, still sorted by key."""
+    rest = [(k, v) for k, v in pairs if k != key]
+    rest.append((key, value))
+    rest.sort(key=lambda kv: kv[0])
+    return tuple(rest)
+
+
+def tdel(pairs: Pairs, key: Any) -> Pairs:
+    """A copy of `pairs` without `key`."""
+    return tuple((k, v) for k, v in pairs if k != key)
+
+
+class Truth(NamedTuple):
+    """Ground-truth identity of an emitted event; the wire does not carry it."""
+
+    client: int      # whose work the message belongs to
+    msg: int         # index of the message in that client's work
+    token: int       # session it was emitted on
+    generation: int  # generation of that session's state at emission
+    serial: int      # unique over the run, in emission order
+
+
+class Entry(NamedTuple):
+    """One retained event in a replay buffer."""
+
+    wire: WireId
+    truth: Truth
+
+
+class Buffer(NamedTuple):
+    """A session's replay buffer. Invariant: `floor` is the most recently dropped entry, so a
+    cursor equal to `floor.wire` replays every retained entry; None if nothing was dropped."""
+
+    entries: Tuple[Entry, ...] = ()
+    floor: Optional[Entry] = None
+
+
+class SessionRecord(NamedTuple):
+    """A session in the shared registry (store = "shared")."""
+
+    client: int
+    work_start: int
+    generation: int
+
+
+class LiveSession(NamedTuple):
+    """A session's live state inside one process: its generation, the next message of its work to
+    emit, and its per-session event counter. With store = "local" this is also the registry."""
+
+    client: int
+    work_start: int
+    generation: int
+    next_msg: int
+    seq: int
+
+
+class Instance(NamedTuple):
+    status: str                  # "up", "draining" or "down"
+    incarnation: int             # bumped by every start
+    sessions: Pairs = ()         # token -> LiveSession
+    buffers: Pairs = ()          # token -> Buffer (buffer = "local")
+    counter: int = 0             # process-wide event counter (event_ids = "global", local buffers)
+
+
+class Stream(NamedTuple):
+    """An open SSE stream of a client, as admitted."""
+
+    instance: int
+    token: int
+    kind: str                    # "init" (opened by initialize) or "resume"
+    client_gen: Optional[int]    # generation of the last event the client got on this session
+    serving_gen: Optional[int]   # generation the instance serves the session at
+    cursor_foreign: bool         # the presented cursor came from another session (ground truth)
+    frames: int = 0              # data frames delivered on this stream
+
+
+class Item(NamedTuple):
+    """An event in flight to a client on its open stream."""
+
+    wire: WireId
+    truth: Truth
+    via: str                     # "live", "replay", "head" or "foreign"
+
+
+class Cursor(NamedTuple):
+    wire: WireId
+    truth: Optional[Truth]
+
+
+class Client(NamedTuple):
+    phase: str                   # "new", "needs_init", "idle", "open" or "failed"
+    token: Optional[int] = None
+    cursor: Optional[Cursor] = None
+    persisted: Optional[Tuple[Optional[int], Optional[Cursor]]] = None
+    stream: Optional[Stream] = None
+    inflight: Tuple[Item, ...] = ()
+    applied: Pairs = ()                      # own message -> (token, generation) first applied
+    missed: FrozenSet[int] = frozenset()    # own messages known lost: told by a gap, or
+    #                                          reported as a silent loss (each counted once)
+    seen: FrozenSet[WireId] = frozenset()    # ids seen on the current session (dedupe)
+    inits: int = 0
+
+
+class State(NamedTuple):
+    clients: Tuple[Client, ...]
+    instances: Tuple[Instance, ...]
+    registry: Pairs = ()         # token -> SessionRecord (store = "shared")
+    buffers: Pairs = ()          # token -> Buffer (buffer = "shared")
+    counter: int = 0             # shared event counter (event_ids = "global", shared buffers)
+    serial: int = 0              # ground-truth emission serial
+    next_token: int = 1
+    rr: int = 0                  # round-robin pointer of the load balancer
+    affinity: Pairs = ()         # token -> instance, learned by a sticky LB
+
+
+def initial_state(config: SystemConfig) -> State:
+    """All instances up at incarnation 1, every client not yet initialized."""
+    return State(
+        clients=tuple(Client("new") for _ in range(config.clients)),
+        instances=tuple(Instance("up", 1) for _ in range(config.instances)),
+    )
+
+
+def replace_at(items: Tuple[Any, ...], index: int, value: Any) -> Tuple[Any, ...]:
+    """A copy of a tuple with one element replaced."""
+    return items[:index] + (value,) + items[index + 1:]
+
+
+def holder(state: State, config: SystemConfig, token: int) -> Optional[int]:
+    """The instance that runs session `token` at its current generation, if any (up or draining).
+    Invariant: at most one instance holds a session at its registry generation."""
+    record = tget(state.registry, token) if config.store == "shared" else None
+    for index, inst in enumerate(state.instances):
+        if inst.status == "down":
+            continue
+        live = tget(inst.sessions, token)
+        if live is None:
+            continue
+        if config.store == "local" or (record is not None and live.generation == record.generation):
+            return index
+    return None
+
+
+def session_known(state: State, config: SystemConfig, instance: int, token: int) -> bool:
+    """Whether the registry `instance` consults holds `token` as live."""
+    if config.store == "shared":
+        return tget(state.registry, token) is not None
+    return tget(state.instances[instance].sessions, token) is not None
+
+
+def buffer_of(state: State, config: SystemConfig, instance: int, token: int) -> Optional[Buffer]:
+    """The replay buffer of `token` as `instance` sees it (None: it has none)."""
+    if config.buffer == "shared":
+        return tget(state.buffers, token)
+    return tget(state.instances[instance].buffers, token)
+
+
+def visible_buffers(state: State, config: SystemConfig, instance: int) -> Pairs:
+    """Every buffer `instance` can read (for lookups by event id across sessions)."""
+    return state.buffers if config.buffer == "shared" else state.instances[instance].buffers

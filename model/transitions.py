@@ -1,0 +1,146 @@
+"""The transition function: `apply(state, action, config, gate) -> Step(state, events)`.
+
+Pure: the same arguments always give the same result, and nothing outside the returned value
+changes. Server-side actions live here; client-side ones in `model.client_side`, requests in
+`model.resume`. Applying an action that is not enabled raises `ActionNotEnabled`.
+"""
+from __future__ import annotations
+
+from typing import NamedTuple, Tuple, Union
+
+from .actions import (ClientRestart, Compact, Deliver, Disconnect, Drain, Emit, Evict,
+                      ForeignCursor, IdleTimeout, Init, Persist, Reconnect, Start, Stop,
+                      enabled_actions)
+from .client_side import client_restart, close_stream, deliver, foreign_cursor, persist
+from .config import SystemConfig
+from .errors import ActionNotEnabled
+from .history import BufferCompacted, Emitted, InstanceChanged, SessionEvicted
+from .policies import Gate, GateFunction, resolve_gate
+from .resume import initialize, reconnect
+from .buffers import record_event
+from .state import Buffer, Instance, Item, State, holder, replace_at, tdel, tget, tset
+
+
+class Step(NamedTuple):
+    state: State
+    events: Tuple[NamedTuple, ...]
+
+
+def emit(state: State, config: SystemConfig, token: int) -> Tuple[State, list]:
+    """The holder of `token` emits its next message: it is buffered where buffers live and sent
+    live on every stream open to that instance for that session."""
+    h = holder(state, config, token)
+    live = tget(state.instances[h].sessions, token)
+    state, entry, dropped = record_event(state, config, h, token, live, live.next_msg)
+    clients, live_to = list(state.clients), []
+    for c, client in enumerate(clients):
+        if client.phase == "open" and client.stream.instance == h and \
+                client.stream.token == token:
+            item = Item(entry.wire, entry.truth, "live")
+            clients[c] = client._replace(inflight=client.inflight + (item,))
+            live_to.append(c)
+    state = state._replace(clients=tuple(clients))
+    return state, [Emitted(h, token, live.generation, live.next_msg, live.client, entry.wire,
+                           tuple(live_to), dropped)]
+
+
+def _close_streams(state: State, instance=None, token=None, reason: str = "") -> Tuple[State, list]:
+    """Close every open stream on `instance` (or of session `token`)."""
+    events: list = []
+    for c, client in enumerate(state.clients):
+        if client.phase == "open" and (client.stream.instance == instance
+                                       or client.stream.token == token):
+            state, closed = close_stream(state, c, reason)
+            events.extend(closed)
+    return state, events
+
+
+def drain(state: State, config: SystemConfig, i: int) -> Tuple[State, list]:
+    inst = state.instances[i]
+    state = state._replace(instances=replace_at(state.instances, i,
+                                                inst._replace(status="draining")))
+    return state, [InstanceChanged(i, "drain", inst.incarnation, ())]
+
+
+def stop(state: State, config: SystemConfig, i: int) -> Tuple[State, list]:
+    """The process ends: its sessions, buffers and counter are gone, its streams closed."""
+    inst = state.instances[i]
+    what = "crash" if inst.status == "up" else "stop"
+    lost = tuple(token for token, _ in inst.sessions)
+    state = state._replace(instances=replace_at(state.instances, i,
+                                                Instance("down", inst.incarnation)))
+    state, closed = _close_streams(state, instance=i, reason="instance_stop")
+    return state, [InstanceChanged(i, what, inst.incarnation, lost)] + closed
+
+
+def start(state: State, config: SystemConfig, i: int) -> Tuple[State, list]:
+    inst = state.instances[i]
+    state = state._replace(instances=replace_at(state.instances, i,
+                                                Instance("up", inst.incarnation + 1)))
+    return state, [InstanceChanged(i, "start", inst.incarnation + 1, ())]
+
+
+def evict(state: State, config: SystemConfig, token: int) -> Tuple[State, list]:
+    """The session ends server-side: gone from every registry, process and buffer."""
+    instances = tuple(inst._replace(sessions=tdel(inst.sessions, token),
+                                    buffers=tdel(inst.buffers, token))
+                      for inst in state.instances)
+    state = state._replace(registry=tdel(state.registry, token), affinity=tdel(state.affinity, token),
+                           buffers=tdel(state.buffers, token), instances=instances)
+    state, closed = _close_streams(state, token=token, reason="session_evicted")
+    return state, [SessionEvicted(token)] + closed
+
+
+def compact(state: State, config: SystemConfig, i, token: int) -> Tuple[State, list]:
+    """Drop the oldest retained event of `token`'s buffer (at instance `i`, or shared)."""
+    pairs = state.buffers if i is None else state.instances[i].buffers
+    buffer = tget(pairs, token)
+    buffer = Buffer(buffer.entries[1:], buffer.entries[0])
+    if i is None:
+        state = state._replace(buffers=tset(pairs, token, buffer))
+    else:
+        inst = state.instances[i]._replace(buffers=tset(pairs, token, buffer))
+        state = state._replace(instances=replace_at(state.instances, i, inst))
+    return state, [BufferCompacted(i, token, buffer.floor.wire)]
+
+
+def _dispatch(state: State, config: SystemConfig, gate: Gate, action) -> Tuple[State, list]:
+    kind = type(action)
+    if kind is Init:
+        return initialize(state, config, action.client, action.instance)
+    if kind is Reconnect:
+        return reconnect(state, config, gate, action.client, action.instance)
+    if kind is Deliver:
+        return deliver(state, config, action.client)
+    if kind is Emit:
+        return emit(state, config, action.token)
+    if kind is Persist:
+        return persist(state, config, action.client)
+    if kind in (Disconnect, IdleTimeout):
+        reason = "network" if kind is Disconnect else "idle_timeout"
+        return close_stream(state, action.client, reason)
+    if kind is ClientRestart:
+        return client_restart(state, config, action.client)
+    if kind is ForeignCursor:
+        return foreign_cursor(state, config, action.client, action.donor)
+    if kind is Drain:
+        return drain(state, config, action.instance)
+    if kind is Stop:
+        return stop(state, config, action.instance)
+    if kind is Start:
+        return start(state, config, action.instance)
+    if kind is Evict:
+        return evict(state, config, action.token)
+    if kind is Compact:
+        return compact(state, config, action.instance, action.token)
+    raise TypeError(f"not an action: {action!r}")
+
+
+def apply(state: State, action, config: SystemConfig,
+          gate: Union[str, GateFunction, Gate] = "strict", check: bool = True) -> Step:
+    """Apply one enabled action. `check=False` skips the enabledness check (engines that took
+    the action from `enabled_actions` already know it holds)."""
+    if check and action not in enabled_actions(state, config):
+        raise ActionNotEnabled(f"{action!r} is not enabled in this state")
+    new_state, events = _dispatch(state, config, resolve_gate(gate), action)
+    return Step(new_state, tuple(events))

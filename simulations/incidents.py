@@ -1,0 +1,99 @@
+"""The incident matrix: every scripted scenario under every policy, as records, a table and files.
+
+`python -m simulations scenario --all` prints it; with `--out DIR` it also writes
+`DIR/matrix.jsonl` (one record per scenario and policy), `DIR/matrix.txt` and `DIR/manifest.json`.
+"""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Dict, List, Sequence
+
+from model import VIOLATIONS
+from model.event_ids import render
+
+from .narrative import describe_action
+from .provenance import manifest, write_atomic, write_json
+from .script import ScenarioRun
+
+SHORT = {"duplicate_delivery": "DUP", "duplicate_side_effect": "SIDE", "silent_loss": "LOSS",
+         "cross_session_delivery": "XSESS", "stall": "STALL", "needless_reinit": "REINIT"}
+
+
+def record(run: ScenarioRun) -> Dict[str, object]:
+    """The machine-readable summary of one run."""
+    r = run.report
+    return {
+        "scenario": run.scenario.name,
+        "policy": run.gate,
+        "client_profile": run.client_profile,
+        "violations": {name: r.violations[name] for name in VIOLATIONS},
+        "decisions": dict(sorted(r.decisions.items())),
+        "statuses": {str(k): v for k, v in sorted(r.statuses.items())},
+        "duplicates_by_cause": dict(sorted(r.duplicates_by_cause.items())),
+        "reinits": r.reinits,
+        "routing_reinits": r.routing_reinits,
+        "failed_clients": r.failed_clients,
+        "retrying_forever": bool(run.cut_short),
+        "gate_error": run.gate_error or None,
+    }
+
+
+def _jsonable(value):
+    if isinstance(value, tuple) and hasattr(value, "_fields"):
+        return {f: _jsonable(getattr(value, f)) for f in value._fields}
+    if isinstance(value, (list, tuple)):
+        return [_jsonable(v) for v in value]
+    return value
+
+
+def trace(run: ScenarioRun) -> List[Dict[str, object]]:
+    """Every step with its action and events (wire ids rendered), for `--json` on one run."""
+    out = []
+    for step in run.steps:
+        events = []
+        for event in step.events:
+            fields = {k: (render(v) if k in ("wire", "cursor", "resume_from", "dropped")
+                          else _jsonable(v)) for k, v in event._asdict().items()}
+            events.append({"type": type(event).__name__, **fields})
+        out.append({"step": step.index, "phase": step.phase,
+                    "action": describe_action(step.action) if step.action else None,
+                    "skipped": step.skipped or None, "events": events})
+    return out
+
+
+def cell(run: ScenarioRun) -> str:
+    parts = [f"{SHORT[name]}{n}" for name, n in run.report.violations.items() if n]
+    if run.gate_error:
+        parts.append("GATE-ERROR")
+    return " ".join(parts) if parts else "-"
+
+
+def matrix_table(runs: Sequence[ScenarioRun]) -> str:
+    """Scenarios down, policies across; each cell lists the violated properties with counts."""
+    scenarios = list(dict.fromkeys(run.scenario.name for run in runs))
+    policies = list(dict.fromkeys(run.gate for run in runs))
+    cells = {(run.scenario.name, run.gate): cell(run) for run in runs}
+    first = max(len("scenario"), *(len(s) for s in scenarios))
+    widths = [max(len(p), *(len(cells.get((s, p), "")) for s in scenarios)) for p in policies]
+    lines = ["| " + "scenario".ljust(first) + " | "
+             + " | ".join(p.ljust(w) for p, w in zip(policies, widths)) + " |",
+             "|" + "-" * (first + 2) + "|" + "|".join("-" * (w + 2) for w in widths) + "|"]
+    for s in scenarios:
+        lines.append("| " + s.ljust(first) + " | " + " | ".join(
+            cells.get((s, p), "").ljust(w) for p, w in zip(policies, widths)) + " |")
+    legend = ", ".join(f"{short} = {name}" for name, short in SHORT.items())
+    return "\n".join(lines) + f"\n\n{legend}; - = no violation"
+
+
+def write_results(runs: Sequence[ScenarioRun], out: Path, command: str) -> None:
+    """matrix.jsonl, matrix.txt and manifest.json under `out`, each written atomically."""
+    configs = {run.scenario.name: run.scenario.config.as_dict() for run in runs}
+    lines = "".join(json.dumps(record(run), sort_keys=True) + "\n" for run in runs)
+    table = matrix_table(runs) + "\n"
+    meta = manifest(command, {"scenarios": configs,
+                              "policies": list(dict.fromkeys(r.gate for r in runs)),
+                              "client_profiles": sorted({r.client_profile for r in runs})})
+    write_atomic(out / "matrix.jsonl", lines)  # everything is computed before the first write
+    write_atomic(out / "matrix.txt", table)
+    write_json(out / "manifest.json", meta)

@@ -1,0 +1,138 @@
+"""Human-readable narratives: each step's action and what changed, with violations marked.
+
+Verdicts come from `model.properties` (the same functions that count them), so the narrative
+and the counts cannot disagree.
+"""
+from __future__ import annotations
+
+import dataclasses
+from typing import List
+
+from model import PropertyMonitor
+from model import history as h
+from model.event_ids import render as wid
+
+from .script import ScenarioRun
+
+
+def _msg(owner: int, msg: int, result: bool) -> str:
+    return f"c{owner}:m{msg}({'result' if result else 'progress'})"
+
+
+def describe_action(action) -> str:
+    name = type(action).__name__
+    args = []
+    for f in (field.name for field in dataclasses.fields(action)):
+        value = getattr(action, f)
+        prefix = {"client": "c", "donor": "c", "instance": "i", "token": "S"}.get(f, "")
+        args.append("shared" if value is None and f == "instance" else f"{prefix}{value}")
+    return f"{name}({', '.join(args)})"
+
+
+def describe_event(event, config) -> List[str]:
+    """One or more lines saying what the event changed."""
+    kind = type(event)
+    if kind is h.Initialized:
+        verb = "re-initializes" if event.reissue else "initializes"
+        primed = f"; priming event {wid(event.priming)} is its cursor" \
+            if event.priming is not None else ""
+        return [f"c{event.client} {verb} on i{event.instance}: new session S{event.token}, "
+                f"its calls run from m{event.work_start}{primed}"]
+    if kind is h.Emitted:
+        to = (", live to " + ", ".join(f"c{c}" for c in event.live_to)) if event.live_to \
+            else ", buffered only"
+        line = (f"i{event.instance} emits {_msg(event.owner, event.msg, config.is_result(event.msg))}"
+                f" of S{event.token} gen {event.generation} as {wid(event.wire)}{to}")
+        lines = [line]
+        if event.dropped is not None:
+            lines.append(f"buffer full: drops {wid(event.dropped)} (the floor rises)")
+        return lines
+    if kind is h.Recreated:
+        return [f"i{event.instance} holds no state for S{event.token}: recreates it as "
+                f"generation {event.generation}; its calls restart from m{event.work_start}"]
+    if kind is h.Decided:
+        sees = (f"registry has S{event.token}: {'yes' if event.registry_has_session else 'no'}, "
+                f"held by this process: {'yes' if event.held_locally else 'no'}")
+        lines = [f"GET S{event.token} Last-Event-ID={wid(event.cursor)} at i{event.instance} "
+                 f"({sees})",
+                 f"[{event.gate}] {event.status} {event.code} effect={event.effect}"
+                 + (f" resume_from={wid(event.resume_from)}" if event.resume_from is not None
+                    else "") + (f": {event.reason}" if event.reason else "")]
+        if event.status == 200 and event.replayed:
+            lines.append(f"replays {event.replayed} event(s)")
+        return lines
+    if kind is h.Applied:
+        return [f"c{event.client} applies {_msg(event.owner, event.msg, event.result)} "
+                f"{wid(event.wire)} via {event.via}"]
+    if kind is h.Dropped:
+        return [f"c{event.client} drops {wid(event.wire)} (id already seen)"]
+    if kind is h.StreamClosed:
+        return [f"c{event.client}'s stream on i{event.instance} closes ({event.reason}) "
+                f"after {event.frames} data frame(s)"]
+    if kind is h.ClientFailed:
+        return [f"c{event.client} gives up: {event.status} {event.code} (surfaced, no retry)"]
+    if kind is h.GapAccepted:
+        return [f"c{event.client} accepts the gap; will resume after {wid(event.resume_from)}"]
+    if kind is h.CursorPersisted:
+        return [f"c{event.client} persists S{event.token} / {wid(event.wire)}"]
+    if kind is h.ClientRestarted:
+        return [f"c{event.client} restarts from its persisted S{event.token} / "
+                f"{wid(event.wire)}"]
+    if kind is h.CursorReplaced:
+        return [f"c{event.client}'s cursor becomes {wid(event.wire)}, taken from c{event.donor}"]
+    if kind is h.InstanceChanged:
+        lost = (": loses " + ", ".join(f"S{t}" for t in event.lost_sessions)) \
+            if event.lost_sessions else ""
+        return [f"i{event.instance} {event.what} (incarnation {event.incarnation}){lost}"]
+    if kind is h.SessionEvicted:
+        return [f"S{event.token} evicted from every registry and buffer"]
+    if kind is h.BufferCompacted:
+        where = "shared buffer" if event.instance is None else f"i{event.instance}'s buffer"
+        return [f"{where} of S{event.token} drops {wid(event.dropped)}"]
+    return [repr(event)]
+
+
+def narrate(run: ScenarioRun) -> str:
+    """The whole story of a scenario run, ending with the verdict."""
+    s = run.scenario
+    c = run.config
+    out = [f"# {s.name}: {s.title} ({s.source})",
+           f"policy: {run.gate}   client: {run.client_profile} (on 404: {c.on_404}, "
+           f"on 409: {c.on_409}, dedupe: {'on' if c.client_dedupe else 'off'})",
+           f"deployment: {c.instances} instance(s), store={c.store}, buffer={c.buffer} "
+           f"keyed by {c.buffer_keying}, capacity {c.buffer_capacity}, ids={c.event_ids}, "
+           f"lb={c.lb}; {c.messages_per_session} messages per session in calls of "
+           f"{c.messages_per_call}", ""]
+    phase = None
+    monitor = PropertyMonitor()  # the same checks that count, so marks and counts agree
+    for step in run.steps:
+        if step.phase != phase:
+            phase = step.phase
+            out.append("-- scripted --" if phase == "script" else "-- settling --")
+        label = describe_action(step.action) if step.action is not None else "(route)"
+        if step.skipped:
+            out.append(f"{step.index:3d}. {label}: skipped, {step.skipped}")
+            continue
+        out.append(f"{step.index:3d}. {label}")
+        for event in step.events:
+            out.extend(f"       {line}" for line in describe_event(event, run.config))
+            for finding in monitor.observe(step.index, event):
+                mark = "VIOLATION " + finding.name if finding.name != "note" else "note"
+                out.append(f"       {mark}: {finding.detail}")
+    out.append("")
+    if run.gate_error:
+        out.append(f"GATE ERROR at step {len(run.steps) + 1}: {run.gate_error}")
+    out.extend(f"note: {line}" for line in run.cut_short)
+    out.append(f"why: {s.explanation}")
+    if run.gate in s.notes:
+        out.append(f"{run.gate}: {s.notes[run.gate]}")
+    violated = run.report.violated()
+    out.append("violations: " + (", ".join(f"{k}={v}" for k, v in violated.items())
+                                 if violated else "none"))
+    r = run.report
+    causes = ", ".join(f"{k}={v}" for k, v in sorted(r.duplicates_by_cause.items())) or "none"
+    out.append(f"duplicates by cause: {causes}")
+    out.append("decisions: " + ", ".join(f"{k}={v}" for k, v in sorted(r.decisions.items())))
+    out.append(f"re-initializations: {r.reinits}, routing re-inits: {r.routing_reinits}, "
+               f"clients that gave up: {r.failed_clients}")
+    return "\n".join(out)

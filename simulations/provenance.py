@@ -1,0 +1,67 @@
+"""Provenance of results: code version, package versions, and atomic writes.
+
+Every results folder gets a `manifest.json` built here; files are written through a temporary
+name and renamed, so an interrupted or failed run never leaves a partial file behind.
+"""
+from __future__ import annotations
+
+import json
+import os
+import platform
+import subprocess
+import sys
+import tempfile
+from importlib import metadata
+from pathlib import Path
+from typing import Dict, Mapping
+
+PACKAGES = ("numpy", "simpy", "networkx", "matplotlib", "pandas", "hypothesis")
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def code_version() -> Dict[str, object]:
+    """The git commit of the checkout and whether it has uncommitted changes (None outside git)."""
+    def git(*args: str) -> str:
+        return subprocess.run(["git", *args], cwd=ROOT, capture_output=True, text=True,
+                              timeout=10, check=True).stdout.strip()
+    try:
+        commit = git("rev-parse", "HEAD")
+        dirty = bool(git("status", "--porcelain", "--untracked-files=no"))
+    except (OSError, subprocess.SubprocessError):
+        return {"commit": None, "dirty": None}
+    return {"commit": commit, "dirty": dirty}
+
+
+def package_versions() -> Dict[str, str]:
+    versions = {"python": platform.python_version()}
+    for name in PACKAGES:
+        try:
+            versions[name] = metadata.version(name)
+        except metadata.PackageNotFoundError:
+            versions[name] = "not installed"
+    return versions
+
+
+def manifest(command: str, config: Mapping[str, object], seeds: object = None) -> dict:
+    """A manifest: what was run, on which code and packages, with which config and seeds."""
+    return {"command": command, "argv": sys.argv[1:], "config": dict(config), "seeds": seeds,
+            "code": code_version(), "packages": package_versions(),
+            "host": {"platform": platform.platform(), "cpus": os.cpu_count()}}
+
+
+def write_atomic(path: Path, text: str) -> None:
+    """Write `text` to `path` through a temporary file in the same folder and a rename."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as handle:
+            handle.write(text)
+        os.replace(tmp, path)
+    except BaseException:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+        raise
+
+
+def write_json(path: Path, data: object) -> None:
+    write_atomic(path, json.dumps(data, indent=2, sort_keys=True) + "\n")
