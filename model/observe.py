@@ -88,11 +88,10 @@ def _cursor_view(state: State, config: SystemConfig, instance: int, token: int,
         return CursorView(None, None, None, False, NO_CURSOR)
     owner, generation = event_ids.decode(config.event_ids, wire)
     entry = lookup(state, config, instance, token, wire)
-    if entry is None and buffer is not None and buffer.floor is not None \
+    found = entry is not None
+    if not found and buffer is not None and buffer.floor is not None \
             and buffer.floor.wire == wire:
         entry = buffer.floor  # the instance remembers the id it last dropped from S's buffer
     if entry is not None and owner is None:
         owner, generation = entry.truth.token, entry.truth.generation
-    found = entry is not None and entry is not (buffer.floor if buffer else None)
-    return CursorView(wire, owner, generation, found,
-                      position(config.event_ids, wire, buffer))
+    return CursorView(wire, owner, generation, found, position(config.event_ids, wire, buffer))

@@ -6,7 +6,7 @@ exception or a malformed return value into a `GateError` that names the gate.
 """
 from __future__ import annotations
 
-from typing import Callable, Dict, NamedTuple, Union
+from typing import Callable, Dict, NamedTuple, Optional, Union
 
 from .errors import GateError
 from .protocol import Code, Decision, Effect, ResumeRequest, admit, check_decision, reject
@@ -35,6 +35,16 @@ def _by_range(view: ServerView, what: str) -> Decision:
     return reject(Code.REPLAY_GAP, f"{what}: E not replayable ({c.position})", resume_from=floor)
 
 
+def _liveness_then_new_stream(view: ServerView) -> Optional[Decision]:
+    """The opening every checking policy shares: 404 if the registry does not hold S; a GET
+    without Last-Event-ID opens a new stream. None: go on checking the cursor."""
+    if not view.registry_has_session:
+        return reject(Code.SESSION_NOT_FOUND, "session not in the registry")
+    if view.cursor.position == NO_CURSOR:
+        return admit(Effect.EMPTY, "no cursor: new stream")
+    return None
+
+
 def naive(request: ResumeRequest, view: ServerView) -> Decision:
     """Format-only validation (document 002, first variant): admits unknown sessions; no buffer
     -> 200 empty stream; a buffer without E -> replay from the head."""
@@ -49,20 +59,15 @@ def naive(request: ResumeRequest, view: ServerView) -> Decision:
 def range_only(request: ResumeRequest, view: ServerView) -> Decision:
     """Session found + floor <= E <= hwm (document 000's observed reconnect path); ignores
     generation and provenance."""
-    if not view.registry_has_session:
-        return reject(Code.SESSION_NOT_FOUND, "session not in the registry")
-    if view.cursor.position == NO_CURSOR:
-        return admit(Effect.EMPTY, "no cursor: new stream")
-    return _by_range(view, "range")
+    return _liveness_then_new_stream(view) or _by_range(view, "range")
 
 
 def generation(request: ResumeRequest, view: ServerView) -> Decision:
     """Document 000's gate: liveness, generation, range; no provenance check."""
-    if not view.registry_has_session:
-        return reject(Code.SESSION_NOT_FOUND, "session not in the registry")
+    first = _liveness_then_new_stream(view)
+    if first is not None:
+        return first
     c = view.cursor
-    if c.position == NO_CURSOR:
-        return admit(Effect.EMPTY, "no cursor: new stream")
     if view.recreates:
         return reject(Code.GENERATION_MISMATCH, "session state recreated: E predates it")
     if c.generation is not None and c.generation != view.generation:
@@ -74,11 +79,10 @@ def generation(request: ResumeRequest, view: ServerView) -> Decision:
 def provenance(request: ResumeRequest, view: ServerView) -> Decision:
     """Document 002's gate: liveness, provenance, then a gap signal (200 + leading gap event);
     no generation check and no upper bound (a cursor above hwm is in effect clamped)."""
-    if not view.registry_has_session:
-        return reject(Code.SESSION_NOT_FOUND, "session not in the registry")
+    first = _liveness_then_new_stream(view)
+    if first is not None:
+        return first
     c = view.cursor
-    if c.position == NO_CURSOR:
-        return admit(Effect.EMPTY, "no cursor: new stream")
     if c.owner is None:
         return reject(Code.CURSOR_SESSION_MISMATCH, "cursor never issued by a known session")
     if c.owner != view.session:
@@ -96,11 +100,10 @@ def strict(request: ResumeRequest, view: ServerView) -> Decision:
     """All four conditions of DESIGN §1 in order: liveness, provenance, generation, reachability.
     A cursor whose provenance this instance cannot establish (an opaque id it no longer holds)
     is refused with 409 cursor_unverifiable: admitting it could replay the wrong events."""
-    if not view.registry_has_session:
-        return reject(Code.SESSION_NOT_FOUND, "session not in the registry")
+    first = _liveness_then_new_stream(view)
+    if first is not None:
+        return first
     c = view.cursor
-    if c.position == NO_CURSOR:
-        return admit(Effect.EMPTY, "no cursor: new stream")
     if c.owner is None:
         return reject(Code.CURSOR_UNVERIFIABLE, "cannot tell which session issued E")
     if c.owner != view.session:

@@ -70,7 +70,7 @@ class Report:
 
     def as_dict(self) -> dict:
         return {
-            "violations": dict(self.violations),
+            "violations": {name: self.violations[name] for name in VIOLATIONS},
             "duplicates_by_cause": dict(sorted(self.duplicates_by_cause.items())),
             "decisions": dict(sorted(self.decisions.items())),
             "statuses": {str(k): v for k, v in sorted(self.statuses.items())},

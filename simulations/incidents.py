@@ -9,7 +9,6 @@ import json
 from pathlib import Path
 from typing import Dict, List, Sequence
 
-from model import VIOLATIONS
 from model.event_ids import render
 
 from .narrative import describe_action
@@ -22,21 +21,12 @@ SHORT = {"duplicate_delivery": "DUP", "duplicate_side_effect": "SIDE", "silent_l
 
 def record(run: ScenarioRun) -> Dict[str, object]:
     """The machine-readable summary of one run."""
-    r = run.report
-    return {
-        "scenario": run.scenario.name,
-        "policy": run.gate,
-        "client_profile": run.client_profile,
-        "violations": {name: r.violations[name] for name in VIOLATIONS},
-        "decisions": dict(sorted(r.decisions.items())),
-        "statuses": {str(k): v for k, v in sorted(r.statuses.items())},
-        "duplicates_by_cause": dict(sorted(r.duplicates_by_cause.items())),
-        "reinits": r.reinits,
-        "routing_reinits": r.routing_reinits,
-        "failed_clients": r.failed_clients,
-        "retrying_forever": bool(run.cut_short),
-        "gate_error": run.gate_error or None,
-    }
+    summary = run.report.as_dict()
+    keep = ("violations", "decisions", "statuses", "duplicates_by_cause", "reinits",
+            "routing_reinits", "failed_clients")
+    return {"scenario": run.scenario.name, "policy": run.gate,
+            "client_profile": run.client_profile, **{k: summary[k] for k in keep},
+            "retrying_forever": bool(run.cut_short), "gate_error": run.gate_error or None}
 
 
 def _jsonable(value):

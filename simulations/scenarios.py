@@ -48,14 +48,19 @@ RECONNECT_AFTER_ROLLING_RESTART = Scenario(
     },
 )
 
+# Document 002's failover: four events reach the client, the client is partitioned, the
+# instance holding S1 is drained and stopped, and the client reconnects through the LB.
+_FAILOVER_STEPS = tuple([route("init", 0)] + _exchange(1, 0, 4)
+                        + [Disconnect(0), Drain(0), Stop(0), route("reconnect", 0), Settle(),
+                           Start(0)])
+
 FAILOVER_FORMAT_ONLY = Scenario(
     name="failover_format_only",
     title="Failover to an instance that knows nothing of the session",
     source="document 002, first variant",
     config=SystemConfig(instances=2, store="local", buffer="local", event_ids="per_session",
                         lb="round_robin"),
-    steps=tuple([route("init", 0)] + _exchange(1, 0, 4)
-                + [Disconnect(0), Drain(0), Stop(0), route("reconnect", 0), Settle(), Start(0)]),
+    steps=_FAILOVER_STEPS,
     explanation=(
         "The instance holding S1 is drained and replaced while the client is partitioned. The "
         "client reconnects to the other instance, which has neither S1 nor a buffer for it."),
@@ -77,8 +82,7 @@ SHARED_STORE_LOCAL_BUFFER = Scenario(
     source="document 002, second variant",
     config=SystemConfig(instances=2, store="shared", buffer="local", event_ids="per_session",
                         lb="round_robin"),
-    steps=tuple([route("init", 0)] + _exchange(1, 0, 4)
-                + [Disconnect(0), Drain(0), Stop(0), route("reconnect", 0), Settle(), Start(0)]),
+    steps=_FAILOVER_STEPS,
     explanation=(
         "The new instance finds S1 in the shared store and loads it: with no local state it "
         "recreates the session (generation 2) and re-runs its calls. Its local buffer never saw "
