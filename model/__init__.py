@@ -4,9 +4,9 @@ Pure and deterministic: no SimPy, no I/O, no clocks, no global random state. Eng
 `simulations/` drive it through `enabled_actions` and `apply`, and judge runs with
 `check_history`.
 """
-from .actions import (ClientRestart, Compact, Deliver, Disconnect, Drain, Emit, Evict,
-                      ForeignCursor, IdleTimeout, Init, Persist, Reconnect, Start, Stop,
-                      enabled_actions)
+from .actions import (Arrive, ClientRestart, Compact, Deliver, Depart, Disconnect, Drain, Emit,
+                      Evict, ForeignCursor, IdleTimeout, Init, Persist, Reconnect, Start, Stop,
+                      enabled_actions, is_enabled)
 from .config import SystemConfig
 from .errors import ActionNotEnabled, ConfigError, GateError, ModelError
 from .policies import POLICIES, Gate, decide, resolve_gate
@@ -18,7 +18,7 @@ from .transitions import Step, apply
 from .view import BufferView, CursorView, ServerView
 
 __all__ = [
-    "ActionNotEnabled", "BufferView", "CLIENT_CAUSES", "ClientRestart", "Code", "Compact",
+    "ActionNotEnabled", "Arrive", "BufferView", "Depart", "is_enabled", "CLIENT_CAUSES", "ClientRestart", "Code", "Compact",
     "ConfigError", "CursorView", "Decision", "Deliver", "Disconnect", "Drain", "Effect", "Emit",
     "Evict", "Finding", "ForeignCursor", "Gate", "GateError", "IdleTimeout", "Init", "ModelError",
     "POLICIES", "Persist", "PropertyMonitor", "Reconnect", "Report", "ResumeRequest",

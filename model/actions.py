@@ -103,11 +103,24 @@ class Compact:
     token: int
 
 
+@dataclass(frozen=True)
+class Arrive:
+    """A new client arrives (open systems: the DES). It takes the slot of a departed client, or
+    a new one. Always enabled; never listed by `enabled_actions`."""
+
+
+@dataclass(frozen=True)
+class Depart:
+    """The client leaves (its work is done, or it gave up); its slot can be reused. Enabled for
+    any present client; never listed by `enabled_actions`."""
+    client: int
+
+
 CLIENT_ACTIONS = (Init, Deliver, Persist, Disconnect, ClientRestart, Reconnect, IdleTimeout,
                   ForeignCursor)
 SERVER_ACTIONS = (Emit, Drain, Stop, Start, Evict, Compact)
 Action = Union[Init, Deliver, Persist, Disconnect, ClientRestart, Reconnect, IdleTimeout,
-               ForeignCursor, Emit, Drain, Stop, Start, Evict, Compact]
+               ForeignCursor, Emit, Drain, Stop, Start, Evict, Compact, Arrive, Depart]
 
 
 def work_start(config: SystemConfig, client) -> int:
@@ -128,10 +141,23 @@ def live_tokens(state: State, config: SystemConfig) -> List[int]:
     return sorted({token for inst in state.instances for token, _ in inst.sessions})
 
 
+def is_enabled(state: State, config: SystemConfig, action: "Action") -> bool:
+    """Whether `action` may be applied in `state` (arrivals and departures included)."""
+    if type(action) is Arrive:
+        return True
+    if type(action) is Depart:
+        return 0 <= action.client < len(state.clients) and \
+            state.clients[action.client].phase != "gone"
+    return action in enabled_actions(state, config)
+
+
 def enabled_actions(state: State, config: SystemConfig) -> List["Action"]:
-    """Every action enabled in `state`, in a fixed order."""
+    """Every action enabled in `state`, in a fixed order (closed system: no arrivals or
+    departures, which the open-system engines schedule themselves)."""
     out: List[Action] = []
     for c, client in enumerate(state.clients):
+        if client.phase == "gone":
+            continue
         if client.phase in ("new", "needs_init") and work_start(config, client) < \
                 config.messages_per_session:
             out.extend(Init(c, i) for i in route_choices(state, config, None))

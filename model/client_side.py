@@ -9,8 +9,8 @@ from __future__ import annotations
 from typing import Tuple
 
 from .config import SystemConfig
-from .history import (Applied, ClientRestarted, CursorPersisted, CursorReplaced, Dropped,
-                      StreamClosed)
+from .history import (Applied, ClientArrived, ClientDeparted, ClientRestarted, CursorPersisted,
+                      CursorReplaced, Dropped, StreamClosed)
 from .state import Client, Cursor, State, replace_at, tget, tset
 
 
@@ -21,15 +21,16 @@ def _set(state: State, c: int, client: Client) -> State:
 def deliver(state: State, config: SystemConfig, c: int) -> Tuple[State, list]:
     """The first in-flight event reaches the client: dropped if deduped, else applied."""
     client = state.clients[c]
+    who = client.ident
     item, rest = client.inflight[0], client.inflight[1:]
     truth = item.truth
     stream = client.stream._replace(frames=client.stream.frames + 1)
     client = client._replace(inflight=rest, stream=stream, cursor=Cursor(item.wire, truth),
                              seen=client.seen | {item.wire})
-    own = truth.client == c
+    own = truth.client == who
     first = tget(client.applied, truth.msg) if own else None
     if config.client_dedupe and item.wire in state.clients[c].seen:
-        return _set(state, c, client), [Dropped(c, item.wire, truth.client, truth.msg,
+        return _set(state, c, client), [Dropped(who, item.wire, truth.client, truth.msg,
                                                 own and first is None)]
     holes: Tuple[int, ...] = ()
     if own:
@@ -38,7 +39,7 @@ def deliver(state: State, config: SystemConfig, c: int) -> Tuple[State, list]:
         applied = client.applied if first is not None else \
             tset(client.applied, truth.msg, (truth.token, truth.generation))
         client = client._replace(applied=applied, missed=client.missed | set(holes))
-    event = Applied(c, item.wire, truth.client, truth.msg, config.is_result(truth.msg),
+    event = Applied(who, item.wire, truth.client, truth.msg, config.has_side_effect(truth.msg),
                     truth.token, truth.generation, item.via,
                     first[0] if first else None, first[1] if first else None,
                     stream.kind, stream.client_gen, stream.serving_gen, stream.cursor_foreign,
@@ -51,13 +52,13 @@ def persist(state: State, config: SystemConfig, c: int) -> Tuple[State, list]:
     client = state.clients[c]
     client = client._replace(persisted=(client.token, client.cursor))
     wire = client.cursor.wire if client.cursor is not None else None
-    return _set(state, c, client), [CursorPersisted(c, client.token, wire)]
+    return _set(state, c, client), [CursorPersisted(client.ident, client.token, wire)]
 
 
 def close_stream(state: State, c: int, reason: str) -> Tuple[State, list]:
     """The client's open stream ends; events in flight are lost, the work is not."""
     client = state.clients[c]
-    event = StreamClosed(c, client.stream.instance, reason, client.stream.frames)
+    event = StreamClosed(client.ident, client.stream.instance, reason, client.stream.frames)
     client = client._replace(phase="idle", stream=None, inflight=())
     return _set(state, c, client), [event]
 
@@ -72,12 +73,34 @@ def client_restart(state: State, config: SystemConfig, c: int) -> Tuple[State, l
     token, cursor = client.persisted if client.persisted is not None else (None, None)
     client = client._replace(phase="idle" if token is not None else "needs_init", token=token,
                              cursor=cursor, stream=None, inflight=(), seen=frozenset())
-    events.append(ClientRestarted(c, token, cursor.wire if cursor is not None else None))
+    events.append(ClientRestarted(client.ident, token, cursor.wire if cursor is not None else None))
     return _set(state, c, client), events
+
+
+def arrive(state: State, config: SystemConfig) -> Tuple[State, list]:
+    """A new client takes the first free slot (or a new one) with a fresh identity."""
+    ident = state.next_ident
+    client = Client("new", ident=ident)
+    slots = [c for c, existing in enumerate(state.clients) if existing.phase == "gone"]
+    clients = replace_at(state.clients, slots[0], client) if slots else state.clients + (client,)
+    state = state._replace(clients=clients, next_ident=ident + 1)
+    return state, [ClientArrived(ident, slots[0] if slots else len(clients) - 1)]
+
+
+def depart(state: State, config: SystemConfig, c: int) -> Tuple[State, list]:
+    """The client leaves: its stream closes and its slot is freed for the next arrival."""
+    events: list = []
+    if state.clients[c].phase == "open":
+        state, events = close_stream(state, c, "client_left")
+    client = state.clients[c]
+    done = {k for k, _ in client.applied}
+    owed = tuple(m for m in range(config.messages_per_session) if m not in done)
+    events.append(ClientDeparted(client.ident, client.phase, owed))
+    return _set(state, c, Client("gone", ident=client.ident)), events
 
 
 def foreign_cursor(state: State, config: SystemConfig, c: int, donor: int) -> Tuple[State, list]:
     """A client bug: the cursor of another session ends up in this client's Last-Event-ID."""
     cursor = state.clients[donor].cursor
     client = state.clients[c]._replace(cursor=cursor)
-    return _set(state, c, client), [CursorReplaced(c, donor, cursor.wire)]
+    return _set(state, c, client), [CursorReplaced(client.ident, state.clients[donor].ident, cursor.wire)]

@@ -26,7 +26,7 @@ _CHOICES = {
     "on_409": CLIENT_REACTIONS,
 }
 _MINIMUM = {"instances": 1, "clients": 1, "messages_per_session": 1, "messages_per_call": 1,
-            "buffer_capacity": 1}
+            "buffer_capacity": 1, "side_effect_every": 1}
 
 
 @dataclass(frozen=True)
@@ -49,13 +49,17 @@ class SystemConfig:
                      resumed
     messages_per_session, messages_per_call
                      each client's work: messages in calls; a call's last message is its
-                     (non-idempotent) result, the others are progress notifications
+                     result, the others are progress notifications
+    side_effect_every
+                     every n-th call's result is non-idempotent (1: all of them): applying it
+                     twice repeats a side effect
     """
 
     instances: int = 2
     clients: int = 1
     messages_per_session: int = 6
     messages_per_call: int = 3
+    side_effect_every: int = 1
     store: str = "shared"
     buffer: str = "local"
     buffer_keying: str = "session"
@@ -106,6 +110,7 @@ class SystemConfig:
         return (index % self.messages_per_call == self.messages_per_call - 1
                 or index == self.messages_per_session - 1)
 
-    def call_start(self, index: int) -> int:
-        """The first message index of the call that message `index` belongs to."""
-        return index - index % self.messages_per_call
+    def has_side_effect(self, index: int) -> bool:
+        """Message `index` is a non-idempotent result."""
+        call = index // self.messages_per_call
+        return self.is_result(index) and call % self.side_effect_every == 0

@@ -1,6 +1,7 @@
 """History events: the facts each transition records (DESIGN §4).
 
-A history is a sequence of `(time, event)` pairs. Events state facts (what was decided, what a
+A history is a sequence of `(time, event)` pairs. A `client` field names a client by its
+identity (`Client.ident`), which is also its index wherever clients never leave. Events state facts (what was decided, what a
 client applied and whether it had applied it before); `model.properties` turns them into
 violations. Engines add the time: a step number for scripts, seconds for the DES.
 """
@@ -55,7 +56,7 @@ class Applied(NamedTuple):
     wire: WireId
     owner: int                 # client whose work the message is (ground truth)
     msg: int
-    result: bool               # a call's result: non-idempotent side effect
+    side_effect: bool          # a non-idempotent call result: applying it twice repeats
     token: int                 # session the event was emitted on
     generation: int            # generation it was emitted at
     via: str                   # "live", "replay", "head" or "foreign"
@@ -88,6 +89,17 @@ class StreamClosed(NamedTuple):
     reason: str   # "network", "idle_timeout", "instance_stop", "server_close", "client_restart",
     #               "session_evicted"
     frames: int
+
+
+class ClientArrived(NamedTuple):
+    client: int
+    slot: int
+
+
+class ClientDeparted(NamedTuple):
+    client: int
+    phase: str                 # the phase it left in ("failed": it gave up on an error)
+    never_applied: Tuple[int, ...]  # own messages it never applied
 
 
 class ClientFailed(NamedTuple):

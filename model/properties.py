@@ -25,7 +25,8 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Dict, Iterable, List, NamedTuple, Optional, Tuple
 
-from .history import Applied, ClientFailed, Decided, Dropped, GapAccepted, Initialized
+from .history import (Applied, ClientDeparted, ClientFailed, Decided, Dropped, GapAccepted,
+                      Initialized)
 
 VIOLATIONS = ("duplicate_delivery", "duplicate_side_effect", "silent_loss",
               "cross_session_delivery", "stall", "needless_reinit")
@@ -62,7 +63,9 @@ class Report:
     failed_clients: int = 0
     dedupe_drops: int = 0
     applied: int = 0
-    stall_seconds: List[float] = field(default_factory=list)
+    stall_seconds: float = 0.0       # total duration of stall episodes
+    stall_seconds_max: float = 0.0
+    stall_episodes_ended: int = 0
 
     def violated(self) -> Dict[str, int]:
         """Only the properties with a non-zero count."""
@@ -81,7 +84,8 @@ class Report:
             "failed_clients": self.failed_clients,
             "dedupe_drops": self.dedupe_drops,
             "applied": self.applied,
-            "stall_seconds": list(self.stall_seconds),
+            "stall_seconds": self.stall_seconds,
+            "stall_seconds_max": self.stall_seconds_max,
         }
 
 
@@ -120,6 +124,8 @@ class PropertyMonitor:
         elif kind is ClientFailed:
             self._progress(event.client, time)
             self.report.failed_clients += 1
+        elif kind is ClientDeparted:
+            self._progress(event.client, time)
         elif kind is GapAccepted and event.told:
             lost = ", ".join(f"m{m}" for m in event.told)
             return [Finding("note", 0, f"gap told: {lost} lost with notice")]
@@ -149,7 +155,7 @@ class PropertyMonitor:
             self._causes[cause] += 1
             if cause in SERVER_CAUSES:
                 self._count(found, "duplicate_delivery", 1, cause)
-                if event.result:
+                if event.side_effect:
                     self._count(found, "duplicate_side_effect", 1, cause)
             else:
                 found.append(Finding("note", 0, f"duplicate, client-caused ({cause})"))
@@ -179,13 +185,19 @@ class PropertyMonitor:
     def _progress(self, client: int, time: float) -> None:
         since = self._stalled_since.pop(client, None)
         if since is not None:
-            self.report.stall_seconds.append(time - since)
+            self._end_stall(time - since)
+
+    def _end_stall(self, seconds: float) -> None:
+        r = self.report
+        r.stall_seconds += seconds
+        r.stall_seconds_max = max(r.stall_seconds_max, seconds)
+        r.stall_episodes_ended += 1
 
     def finish(self, end_time: Optional[float] = None) -> Report:
         r = self.report
         if end_time is not None:
             for client in sorted(self._stalled_since):
-                r.stall_seconds.append(end_time - self._stalled_since[client])
+                self._end_stall(end_time - self._stalled_since[client])
             self._stalled_since.clear()
         r.decisions = dict(self._decisions)
         r.statuses = dict(self._statuses)

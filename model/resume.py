@@ -45,8 +45,8 @@ def initialize(state: State, config: SystemConfig, c: int, instance: int) -> Tup
     token, start = state.next_token, work_start(config, client)
     state = advance(state, config, token, instance, True)._replace(next_token=token + 1)
     if config.store == "shared":
-        state = state._replace(registry=tset(state.registry, token, SessionRecord(c, start, 1)))
-    live = LiveSession(c, start, 1, start, 0)
+        state = state._replace(registry=tset(state.registry, token, SessionRecord(client.ident, start, 1)))
+    live = LiveSession(client.ident, start, 1, start, 0)
     state = _ensure_buffer(_install(state, instance, token, live), config, instance, token)
     cursor, priming = None, None
     if config.priming:  # SEP-1699: an id with no data, so the client holds a cursor at once
@@ -57,7 +57,7 @@ def initialize(state: State, config: SystemConfig, c: int, instance: int) -> Tup
         stream=Stream(instance, token, "init", None, 1, False), inflight=(),
         seen=frozenset() if priming is None else frozenset({priming}), inits=client.inits + 1)
     state = state._replace(clients=replace_at(state.clients, c, client))
-    return state, [Initialized(c, instance, token, start, client.inits > 1, priming)]
+    return state, [Initialized(client.ident, instance, token, start, client.inits > 1, priming)]
 
 
 def owes(config: SystemConfig, client: Client) -> bool:
@@ -130,15 +130,15 @@ def _replayed(state: State, config: SystemConfig, instance: int, token: int,
                  if order_key(config.event_ids, e.wire) > key)
 
 
-def tell_gap(client: Client, c: int, resume_from, floor) -> Tuple[Client, GapAccepted]:
+def tell_gap(client: Client, resume_from, floor) -> Tuple[Client, GapAccepted]:
     """The client learns that everything up to the floor entry is gone: its own messages up to
     the floor's that it never applied are lost with notice (ground truth decides which)."""
     told: Tuple[int, ...] = ()
-    if floor is not None and floor.truth.client == c:
+    if floor is not None and floor.truth.client == client.ident:
         done = {k for k, _ in client.applied}
         told = tuple(m for m in range(floor.truth.msg + 1)
                      if m not in done and m not in client.missed)
-    return client._replace(missed=client.missed | set(told)), GapAccepted(c, resume_from, told)
+    return client._replace(missed=client.missed | set(told)), GapAccepted(client.ident, resume_from, told)
 
 
 def _live_anywhere(state: State, config: SystemConfig, token: int) -> bool:
@@ -160,7 +160,7 @@ def _admit(state: State, config: SystemConfig, c: int, instance: int,
     if decision.effect is Effect.GAP:  # the leading gap event names the floor
         buffer = buffer_of(state, config, instance, token)
         floor = buffer.floor if buffer is not None else None
-        client, event = tell_gap(client, c, floor.wire if floor else None, floor)
+        client, event = tell_gap(client, floor.wire if floor else None, floor)
         told.append(event)
     closes = decision.effect is Effect.EMPTY_CLOSE
     dead = not items and (closes or not can_emit(state, config, instance, token)) \
@@ -192,11 +192,11 @@ def reconnect(state: State, config: SystemConfig, gate: Gate, c: int,
     if decision.admitted:
         client, items, dead, after = _admit(state, config, c, instance, decision, view)
         if decision.effect is Effect.EMPTY_CLOSE:
-            after.append(StreamClosed(c, instance, "server_close", 0))
+            after.append(StreamClosed(client.ident, instance, "server_close", 0))
     else:
         items, dead = (), False
         client, after = _react(state, config, c, instance, decision)
-    events.append(Decided(c, instance, token, request.last_event_id, gate.name, decision.status,
+    events.append(Decided(client.ident, instance, token, request.last_event_id, gate.name, decision.status,
                           decision.code.value, decision.effect.value, decision.resume_from,
                           view.registry_has_session, view.held_locally, live_elsewhere,
                           recreated, len(items), dead, decision.reason))
@@ -216,7 +216,7 @@ def _react(state: State, config: SystemConfig, c: int, instance: int,
         buffer = buffer_of(state, config, instance, token)
         floor = buffer.floor if buffer is not None and buffer.floor is not None \
             and buffer.floor.wire == resume else None
-        client, event = tell_gap(client, c, resume, floor)
+        client, event = tell_gap(client, resume, floor)
         cursor = Cursor(resume, floor.truth if floor is not None else None)
         return client._replace(phase="idle", cursor=cursor), [event]
     reaction = config.on_404 if decision.status == 404 else \
@@ -225,4 +225,4 @@ def _react(state: State, config: SystemConfig, c: int, instance: int,
         return client._replace(phase="needs_init", token=None, cursor=None, stream=None,
                                inflight=(), seen=frozenset()), []
     return client._replace(phase="failed", stream=None, inflight=()), \
-        [ClientFailed(c, decision.status, decision.code.value)]
+        [ClientFailed(client.ident, decision.status, decision.code.value)]

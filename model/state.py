@@ -7,6 +7,7 @@ mean the same thing are the same value.
 """
 from __future__ import annotations
 
+from bisect import bisect_left
 from typing import Any, FrozenSet, NamedTuple, Optional, Tuple
 
 from .config import SystemConfig
@@ -16,30 +17,33 @@ Pairs = Tuple[Tuple[Any, Any], ...]
 
 
 def tget(pairs: Pairs, key: Any, default: Any = None) -> Any:
-    """Value for `key` in a sorted pair tuple, or `default`."""
-    for k, v in pairs:
-        if k == key:
-            return v
+    """Value for `key` in a sorted pair tuple, or `default` (binary search)."""
+    i = bisect_left(pairs, (key,))
+    if i < len(pairs) and pairs[i][0] == key:
+        return pairs[i][1]
     return default
 
 
 def tset(pairs: Pairs, key: Any, value: Any) -> Pairs:
     """A copy of `pairs` with `key` bound to `value`, still sorted by key."""
-    rest = [(k, v) for k, v in pairs if k != key]
-    rest.append((key, value))
-    rest.sort(key=lambda kv: kv[0])
-    return tuple(rest)
+    i = bisect_left(pairs, (key,))
+    if i < len(pairs) and pairs[i][0] == key:
+        return pairs[:i] + ((key, value),) + pairs[i + 1:]
+    return pairs[:i] + ((key, value),) + pairs[i:]
 
 
 def tdel(pairs: Pairs, key: Any) -> Pairs:
     """A copy of `pairs` without `key`."""
-    return tuple((k, v) for k, v in pairs if k != key)
+    i = bisect_left(pairs, (key,))
+    if i < len(pairs) and pairs[i][0] == key:
+        return pairs[:i] + pairs[i + 1:]
+    return pairs
 
 
 class Truth(NamedTuple):
     """Ground-truth identity of an emitted event; the wire does not carry it."""
 
-    client: int      # whose work the message belongs to
+    client: int      # ident of the client whose work the message belongs to
     msg: int         # index of the message in that client's work
     token: int       # session it was emitted on
     generation: int  # generation of that session's state at emission
@@ -114,7 +118,7 @@ class Cursor(NamedTuple):
 
 
 class Client(NamedTuple):
-    phase: str                   # "new", "needs_init", "idle", "open" or "failed"
+    phase: str                   # "new", "needs_init", "idle", "open", "failed" or "gone"
     token: Optional[int] = None
     cursor: Optional[Cursor] = None
     persisted: Optional[Tuple[Optional[int], Optional[Cursor]]] = None
@@ -125,6 +129,8 @@ class Client(NamedTuple):
     #                                          reported as a silent loss (each counted once)
     seen: FrozenSet[WireId] = frozenset()    # ids seen on the current session (dedupe)
     inits: int = 0
+    ident: int = 0                           # unique over the run (slots of departed clients
+    #                                          are reused); ground truth names clients by it
 
 
 class State(NamedTuple):
@@ -137,13 +143,15 @@ class State(NamedTuple):
     next_token: int = 1
     rr: int = 0                  # round-robin pointer of the load balancer
     affinity: Pairs = ()         # token -> instance, learned by a sticky LB
+    next_ident: int = 0          # identity of the next client to arrive
 
 
 def initial_state(config: SystemConfig) -> State:
     """All instances up at incarnation 1, every client not yet initialized."""
     return State(
-        clients=tuple(Client("new") for _ in range(config.clients)),
+        clients=tuple(Client("new", ident=i) for i in range(config.clients)),
         instances=tuple(Instance("up", 1) for _ in range(config.instances)),
+        next_ident=config.clients,
     )
 
 

@@ -8,10 +8,11 @@ from __future__ import annotations
 
 from typing import NamedTuple, Tuple, Union
 
-from .actions import (ClientRestart, Compact, Deliver, Disconnect, Drain, Emit, Evict,
-                      ForeignCursor, IdleTimeout, Init, Persist, Reconnect, Start, Stop,
-                      enabled_actions)
-from .client_side import client_restart, close_stream, deliver, foreign_cursor, persist
+from .actions import (Arrive, ClientRestart, Compact, Deliver, Depart, Disconnect, Drain, Emit,
+                      Evict, ForeignCursor, IdleTimeout, Init, Persist, Reconnect, Start, Stop,
+                      is_enabled)
+from .client_side import (arrive, client_restart, close_stream, deliver, depart, foreign_cursor,
+                          persist)
 from .config import SystemConfig
 from .errors import ActionNotEnabled
 from .history import BufferCompacted, Emitted, InstanceChanged, SessionEvicted
@@ -38,7 +39,7 @@ def emit(state: State, config: SystemConfig, token: int) -> Tuple[State, list]:
                 client.stream.token == token:
             item = Item(entry.wire, entry.truth, "live")
             clients[c] = client._replace(inflight=client.inflight + (item,))
-            live_to.append(c)
+            live_to.append(client.ident)
     state = state._replace(clients=tuple(clients))
     return state, [Emitted(h, token, live.generation, live.next_msg, live.client, entry.wire,
                            tuple(live_to), dropped)]
@@ -133,6 +134,10 @@ def _dispatch(state: State, config: SystemConfig, gate: Gate, action) -> Tuple[S
         return evict(state, config, action.token)
     if kind is Compact:
         return compact(state, config, action.instance, action.token)
+    if kind is Arrive:
+        return arrive(state, config)
+    if kind is Depart:
+        return depart(state, config, action.client)
     raise TypeError(f"not an action: {action!r}")
 
 
@@ -140,7 +145,7 @@ def apply(state: State, action, config: SystemConfig,
           gate: Union[str, GateFunction, Gate] = "strict", check: bool = True) -> Step:
     """Apply one enabled action. `check=False` skips the enabledness check (engines that took
     the action from `enabled_actions` already know it holds)."""
-    if check and action not in enabled_actions(state, config):
+    if check and not is_enabled(state, config, action):
         raise ActionNotEnabled(f"{action!r} is not enabled in this state")
     new_state, events = _dispatch(state, config, resolve_gate(gate), action)
     return Step(new_state, tuple(events))

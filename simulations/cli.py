@@ -9,7 +9,7 @@ import argparse
 import sys
 from typing import List, Optional
 
-from . import cli_scenario
+from . import cli_run, cli_scenario
 
 
 class UsageError(Exception):
@@ -30,6 +30,7 @@ def build_parser() -> argparse.ArgumentParser:
     verbs = parser.add_subparsers(dest="verb", metavar="VERB", parser_class=_Parser)
     verbs.required = True
     cli_scenario.add_parser(verbs)
+    cli_run.add_parser(verbs)
     return parser
 
 

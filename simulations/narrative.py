@@ -62,7 +62,7 @@ def describe_event(event, config) -> List[str]:
             lines.append(f"replays {event.replayed} event(s)")
         return lines
     if kind is h.Applied:
-        return [f"c{event.client} applies {_msg(event.owner, event.msg, event.result)} "
+        return [f"c{event.client} applies {_msg(event.owner, event.msg, config.is_result(event.msg))} "
                 f"{wid(event.wire)} via {event.via}"]
     if kind is h.Dropped:
         return [f"c{event.client} drops {wid(event.wire)} (id already seen)"]

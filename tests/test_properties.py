@@ -5,11 +5,11 @@ from model import VIOLATIONS, check_history, duplicate_cause
 from model.history import Applied, ClientFailed, Decided, Dropped, GapAccepted, Initialized
 
 
-def applied(client=0, owner=0, msg=0, result=False, token=1, generation=1, via="live",
+def applied(client=0, owner=0, msg=0, side_effect=False, token=1, generation=1, via="live",
             first=None, stream_kind="resume", client_gen=1, serving_gen=1, foreign=False,
             holes=()):
     first_token, first_generation = first if first else (None, None)
-    return Applied(client, 1, owner, msg, result, token, generation, via, first_token,
+    return Applied(client, 1, owner, msg, side_effect, token, generation, via, first_token,
                    first_generation, stream_kind, client_gen, serving_gen, foreign, holes)
 
 
@@ -33,8 +33,8 @@ def test_each_duplicate_is_attributed_to_its_cause(event, cause):
 
 def test_only_server_caused_duplicates_are_violations():
     report = check_history([(0, applied(first=(1, 1))),
-                            (1, applied(first=(1, 1), token=2, result=True)),
-                            (2, applied(first=(1, 1), via="head", result=True))])
+                            (1, applied(first=(1, 1), token=2, side_effect=True)),
+                            (2, applied(first=(1, 1), via="head", side_effect=True))])
     assert report.violations["duplicate_delivery"] == 1
     assert report.violations["duplicate_side_effect"] == 1
     assert report.duplicates_by_cause == {"stale_cursor": 1, "reissued_request": 1,
@@ -50,7 +50,8 @@ def test_a_stall_is_one_episode_until_the_client_progresses_with_its_duration():
     report = check_history([(0.0, decided(dead=True)), (5.0, decided(dead=True)),
                             (9.5, applied()), (10.0, decided(dead=True))], end_time=12.0)
     assert report.violations["stall"] == 2
-    assert report.stall_seconds == [9.5, 2.0]
+    assert report.stall_seconds == 11.5 and report.stall_seconds_max == 9.5
+    assert report.stall_episodes_ended == 2
 
 
 def test_a_404_is_needless_only_when_this_process_holds_the_session():

@@ -1,0 +1,1 @@
+"""The discrete-event engine: SimPy processes that schedule the model's transitions in time."""

@@ -1,0 +1,251 @@
+"""SimPy components (desmod style: small classes whose behaviour is a generator method).
+
+Each component decides *when* an action happens; the model decides *what* it does. Every action
+goes through `World.apply`, so the protocol logic lives only in `model/`.
+"""
+from __future__ import annotations
+
+from typing import Optional
+
+from model import (Arrive, ClientRestart, Deliver, Depart, Disconnect, Drain, Emit, IdleTimeout,
+                   Init, Persist, Reconnect, Start, Stop)
+from model.actions import live_tokens
+from model.state import holder, tget
+
+from .world import World
+
+CLEAN_CLOSES = ("server_close", "idle_timeout")
+
+
+class ClientProcess:
+    """One client: initialize, apply what arrives, persist its cursor every k events, reconnect
+    with its profile's backoff, re-initialize or give up as the profile says, then leave."""
+
+    def __init__(self, world: World, slot: int, ident: int):
+        self.world, self.slot, self.ident = world, slot, ident
+        self.present = True
+        self.attempts = 0            # reconnects since the last data (the profile's retries)
+        self.unpersisted = 0
+        self.last_data = world.env.now
+        self.broken_at: Optional[float] = None
+        self._wake = world.env.event()
+        world.clients[ident] = self
+        world.env.process(self.run())
+
+    def wake(self) -> None:
+        if not self._wake.triggered:
+            self._wake.succeed()
+
+    def closed(self, reason: str) -> None:
+        if reason in CLEAN_CLOSES and self.world.profile.reset_on_clean_close:
+            self.attempts = 0
+        if self.broken_at is None and reason != "client_left":
+            self.broken_at = self.world.env.now
+        self.wake()
+
+    def _client(self):
+        return self.world.state.clients[self.slot]
+
+    def _leave(self, outcome: str):
+        self.world.outcomes[outcome] += 1
+        self.present = False
+        self.world.apply(Depart(self.slot))
+
+    def run(self):
+        w, env = self.world, self.world.env
+        t, profile = w.timing, w.profile
+        while True:
+            client = self._client()
+            done = {k for k, _ in client.applied} | client.missed
+            if len(done) >= w.system.messages_per_session:
+                return self._leave("done")
+            if client.phase == "failed":
+                return self._leave("failed")
+            if self.attempts > profile.max_retries:
+                return self._leave("gave_up")
+            if client.phase == "open":
+                if client.inflight:
+                    yield env.timeout(t.latency)
+                    if self._client().phase == "open" and self._client().inflight:
+                        self._deliver()
+                    continue
+                idle_left = self.last_data + t.idle_timeout - env.now
+                if idle_left <= 0:
+                    w.apply(IdleTimeout(self.slot))
+                    continue
+                self._wake = env.event()
+                yield self._wake | env.timeout(idle_left)
+                continue
+            # new, needs_init or idle: send a request after the backoff
+            if client.phase == "idle" or self.attempts:
+                yield env.timeout(profile.delay(self.attempts))
+            self.attempts += 1
+            yield env.timeout(t.latency)
+            client = self._client()
+            if client.phase not in ("new", "needs_init", "idle"):
+                continue
+            token = client.token if client.phase == "idle" else None
+            instance = w.route(token)
+            if instance is None:
+                continue  # connection refused: no instance up
+            action = Reconnect if client.phase == "idle" else Init
+            w.apply(action(self.slot, instance))
+            if self._client().phase == "open":
+                self.last_data = env.now
+
+    def _deliver(self) -> None:
+        w = self.world
+        for event in w.apply(Deliver(self.slot)):
+            if type(event).__name__ == "Applied" and event.owner == self.ident:
+                self.attempts = 0
+                self.last_data = w.env.now
+                if self.broken_at is not None:
+                    w.recoveries += 1
+                    w.recovery_seconds += w.env.now - self.broken_at
+                    self.broken_at = None
+                self.unpersisted += 1
+        if self.unpersisted >= w.timing.persist_every and self._client().token is not None:
+            self.unpersisted = 0
+            w.apply(Persist(self.slot))
+
+
+class ClientFaults:
+    """Network drops of the client's open stream and restarts of its process (Poisson)."""
+
+    def __init__(self, world: World, client: ClientProcess):
+        self.world, self.client = world, client
+        if world.timing.drop_rate > 0:
+            world.env.process(self.run("drop", world.timing.drop_rate))
+        if world.timing.client_restart_rate > 0:
+            world.env.process(self.run("restart", world.timing.client_restart_rate))
+
+    def run(self, kind: str, rate: float):
+        w, c = self.world, self.client
+        rng = w.streams.rng(kind, c.ident)
+        while c.present:
+            yield w.env.timeout(rng.exponential(1.0 / rate))
+            if not c.present:
+                return
+            phase = w.state.clients[c.slot].phase
+            if kind == "drop" and phase == "open":
+                w.apply(Disconnect(c.slot))
+            elif kind == "restart" and phase not in ("new", "gone"):
+                w.apply(ClientRestart(c.slot))
+                c.wake()
+
+
+class SessionWorker:
+    """Runs a session's calls: emits its next message at exponential intervals while an
+    instance holds the session at its current generation; stops when there is nothing to do
+    (the world restarts it when the session is recreated)."""
+
+    def __init__(self, world: World, token: int):
+        self.world, self.token = world, token
+        world.workers.add(token)
+        world.env.process(self.run())
+
+    def run(self):
+        w = self.world
+        record = tget(w.state.registry, self.token)
+        owner = record.client if record is not None else self._owner()
+        rng = w.streams.rng("work", owner if owner is not None else 0)
+        while True:
+            yield w.env.timeout(rng.exponential(w.timing.event_interval))
+            h = holder(w.state, w.system, self.token)
+            if h is None or tget(w.state.instances[h].sessions, self.token).next_msg >= \
+                    w.system.messages_per_session:
+                break
+            w.apply(Emit(self.token))
+        w.workers.discard(self.token)
+
+    def _owner(self) -> Optional[int]:
+        for inst in self.world.state.instances:
+            live = tget(inst.sessions, self.token)
+            if live is not None:
+                return live.client
+        return None
+
+
+def start_worker(world: World, token: int) -> None:
+    if token not in world.workers:
+        SessionWorker(world, token)
+
+
+class Arrivals:
+    """Client sessions arriving as a Poisson process."""
+
+    def __init__(self, world: World):
+        self.world = world
+        if world.timing.arrival_rate > 0:
+            world.env.process(self.run())
+
+    def run(self):
+        w = self.world
+        rng = w.streams.rng("arrivals")
+        while True:
+            yield w.env.timeout(rng.exponential(1.0 / w.timing.arrival_rate))
+            arrived = w.apply(Arrive())[0]
+            ClientFaults(w, ClientProcess(w, arrived.slot, arrived.client))
+
+
+class Fleet:
+    """Rolling restarts (drain, stop, start each instance in turn) and random crashes."""
+
+    def __init__(self, world: World):
+        self.world = world
+        t = world.timing
+        if t.restart_period > 0:
+            world.env.process(self.rolling())
+        if t.crash_rate > 0:
+            for i in range(len(world.state.instances)):
+                world.env.process(self.crashes(i))
+
+    def _status(self, i: int) -> str:
+        return self.world.state.instances[i].status
+
+    def rolling(self):
+        w, t = self.world, self.world.timing
+        while True:
+            yield w.env.timeout(t.restart_period)
+            for i in range(len(w.state.instances)):
+                if self._status(i) == "up":
+                    w.apply(Drain(i))
+                yield w.env.timeout(t.drain_time)
+                if self._status(i) != "down":
+                    w.apply(Stop(i))
+                yield w.env.timeout(t.start_time)
+                if self._status(i) == "down":
+                    w.apply(Start(i))
+
+    def crashes(self, i: int):
+        w, t = self.world, self.world.timing
+        rng = w.streams.rng("crash", i)
+        while True:
+            yield w.env.timeout(rng.exponential(1.0 / t.crash_rate))
+            if self._status(i) != "down":
+                w.apply(Stop(i))
+                yield w.env.timeout(t.start_time)
+                if self._status(i) == "down":
+                    w.apply(Start(i))
+
+
+class Reaper:
+    """Evicts sessions past their idle or absolute TTL (the session store's expiry)."""
+
+    def __init__(self, world: World):
+        self.world = world
+        world.env.process(self.run())
+
+    def run(self):
+        from model import Evict
+        w, t = self.world, self.world.timing
+        while True:
+            yield w.env.timeout(t.reap_interval)
+            now = w.env.now
+            live = set(live_tokens(w.state, w.system))
+            for token in list(w.created):
+                if token not in live:
+                    w.created.pop(token, None)
+                    w.active.pop(token, None)
+                elif now - w.active[token] > t.idle_ttl or now - w.created[token] > t.absolute_ttl:
+                    w.apply(Evict(token))

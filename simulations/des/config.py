@@ -1,0 +1,219 @@
+"""Configuration of a discrete-event run: the deployment (the model's `SystemConfig`), the
+timings, the client profile and the run itself, loaded from TOML and validated on construction.
+
+Every time is in seconds and every rate is per second. Unknown keys, wrong types and
+out-of-range values raise `ConfigError` naming the key as `section.field`.
+"""
+from __future__ import annotations
+
+import tomllib
+from dataclasses import asdict, dataclass, field, fields
+from pathlib import Path
+from typing import Any, Dict, Mapping, Optional, Sequence, Tuple
+
+from model import POLICIES, ConfigError, SystemConfig
+
+
+@dataclass(frozen=True)
+class ReconnectProfile:
+    """How a client reconnects after its stream closes, and how it reacts to 404/409.
+
+    initial, growth, max_delay  backoff: initial * growth**attempt, at most max_delay (seconds)
+    max_retries                 consecutive reconnects without data before it gives up
+    reset_on_clean_close        a stream the server closes cleanly resets the retry counter
+    on_404, on_409              "reinit" (the spec) or "fail" (the SDK clients raise)
+    """
+
+    initial: float
+    growth: float
+    max_delay: float
+    max_retries: int
+    reset_on_clean_close: bool
+    on_404: str
+    on_409: str
+
+    def delay(self, attempt: int) -> float:
+        return min(self.initial * self.growth ** attempt, self.max_delay)
+
+
+PROFILES: Dict[str, ReconnectProfile] = {
+    # MCP Python SDK client: 1 s (or the server's retry), 2 attempts, counter reset on every
+    # clean close; raises on 404 and does not re-initialize.
+    "sdk-python": ReconnectProfile(1.0, 1.0, 1.0, 2, True, "fail", "fail"),
+    # MCP TypeScript SDK client: 1 s x1.5 up to 30 s, 2 retries; throws on 404.
+    "sdk-typescript": ReconnectProfile(1.0, 1.5, 30.0, 2, False, "fail", "fail"),
+    # A client that follows the spec: re-initialize on 404/409, same backoff as the TS SDK but
+    # more patient.
+    "spec": ReconnectProfile(1.0, 1.5, 30.0, 5, True, "reinit", "reinit"),
+}
+
+
+@dataclass(frozen=True)
+class Timing:
+    """Timings of one replication (seconds; rates per second)."""
+
+    duration: float = 3600.0            # simulated time per replication
+    arrival_rate: float = 0.05          # client sessions arriving per second (Poisson)
+    event_interval: float = 2.0         # mean time between a session's messages (exponential)
+    latency: float = 0.05               # one-way network latency of a request or an event
+    drop_rate: float = 0.002            # network drops per second of an open stream
+    client_restart_rate: float = 0.0005  # client process restarts per second per client
+    persist_every: int = 3              # the client persists its cursor every k events applied
+    idle_timeout: float = 30.0          # the LB closes a stream that carried no data this long
+    restart_period: float = 900.0       # a rolling restart of the fleet starts this often (0: never)
+    drain_time: float = 20.0            # a restarting instance drains this long before it stops
+    start_time: float = 5.0             # a stopped instance takes this long to start again
+    crash_rate: float = 0.0             # crashes per second per instance
+    idle_ttl: float = 600.0             # a session is evicted after this long without activity
+    absolute_ttl: float = 7200.0        # ... and this long after it was created
+    reap_interval: float = 10.0         # how often expired sessions are evicted
+
+
+_POSITIVE = {"duration", "event_interval", "idle_timeout", "reap_interval", "absolute_ttl",
+             "idle_ttl"}
+_COUNT = {"persist_every"}
+
+
+@dataclass(frozen=True)
+class DesConfig:
+    """Everything one comparison needs: `system`, `timing`, `client` profile and `run` settings."""
+
+    system: SystemConfig = field(default_factory=SystemConfig)
+    timing: Timing = field(default_factory=Timing)
+    client_profile: str = "spec"
+    policies: Tuple[str, ...] = tuple(POLICIES)
+    replications: int = 10
+    seed: int = 1
+    baseline: str = "strict"
+
+    def __post_init__(self) -> None:
+        for f in fields(Timing):
+            value = getattr(self.timing, f.name)
+            key = f"timing.{f.name}"
+            if f.name in _COUNT:
+                if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+                    raise ConfigError(key, f"expected an integer >= 1, got {value!r}")
+                continue
+            if isinstance(value, bool) or not isinstance(value, (int, float)):
+                raise ConfigError(key, f"expected a number of seconds or a rate, got {value!r}")
+            if value < 0 or (f.name in _POSITIVE and value == 0):
+                raise ConfigError(key, f"must be {'> 0' if f.name in _POSITIVE else '>= 0'}, "
+                                       f"got {value}")
+        if self.client_profile not in PROFILES:
+            raise ConfigError("client.profile", f"must be one of {', '.join(PROFILES)}; "
+                                                f"got {self.client_profile!r}")
+        if not self.policies:
+            raise ConfigError("run.policies", "needs at least one policy")
+        for name in self.policies:
+            if name not in POLICIES:
+                raise ConfigError("run.policies", f"unknown policy {name!r}; valid: "
+                                                  f"{', '.join(POLICIES)}")
+        if self.baseline not in self.policies:
+            raise ConfigError("run.baseline", f"{self.baseline!r} is not among run.policies")
+        for key, value, low in (("run.replications", self.replications, 1),
+                                ("run.seed", self.seed, 0)):
+            if isinstance(value, bool) or not isinstance(value, int) or value < low:
+                raise ConfigError(key, f"expected an integer >= {low}, got {value!r}")
+
+    @property
+    def profile(self) -> ReconnectProfile:
+        return PROFILES[self.client_profile]
+
+    def model_config(self) -> SystemConfig:
+        """The model's config with the client profile's reactions to 404/409."""
+        return self.system.replace(on_404=self.profile.on_404, on_409=self.profile.on_409)
+
+    def as_dict(self) -> dict:
+        return {"system": self.system.as_dict(), "timing": asdict(self.timing),
+                "client": {"profile": self.client_profile},
+                "run": {"policies": list(self.policies), "replications": self.replications,
+                        "seed": self.seed, "baseline": self.baseline}}
+
+
+_SECTIONS = ("system", "timing", "client", "run")
+
+
+def from_mapping(data: Mapping[str, Any]) -> DesConfig:
+    """Build a DesConfig from the TOML layout (sections system, timing, client, run)."""
+    for section in data:
+        if section not in _SECTIONS:
+            raise ConfigError(str(section), f"unknown section (known: {', '.join(_SECTIONS)})")
+        if not isinstance(data[section], Mapping):
+            raise ConfigError(str(section), "must be a table of key = value")
+    system_data = dict(data.get("system", {}))
+    for key in ("on_404", "on_409"):
+        if key in system_data:
+            raise ConfigError(f"system.{key}", "is set by client.profile in a DES run")
+    try:
+        system = SystemConfig.from_mapping(system_data)
+    except ConfigError as exc:
+        raise ConfigError(f"system.{exc.key}", exc.problem) from None
+    timing_data = dict(data.get("timing", {}))
+    known = {f.name for f in fields(Timing)}
+    for key in timing_data:
+        if key not in known:
+            raise ConfigError(f"timing.{key}", f"unknown key (known: {', '.join(sorted(known))})")
+    client = dict(data.get("client", {}))
+    for key in client:
+        if key != "profile":
+            raise ConfigError(f"client.{key}", "unknown key (known: profile; dedupe is "
+                                               "system.client_dedupe)")
+    run = dict(data.get("run", {}))
+    for key in run:
+        if key not in ("policies", "replications", "seed", "baseline"):
+            raise ConfigError(f"run.{key}", "unknown key (known: baseline, policies, "
+                                            "replications, seed)")
+    policies = run.get("policies", list(POLICIES))
+    if not isinstance(policies, (list, tuple)) or not all(isinstance(p, str) for p in policies):
+        raise ConfigError("run.policies", f"expected a list of policy names, got {policies!r}")
+    return DesConfig(system, Timing(**timing_data), client.get("profile", "spec"),
+                     tuple(policies), run.get("replications", 10), run.get("seed", 1),
+                     run.get("baseline", "strict" if "strict" in policies else policies[0]))
+
+
+def _parse_value(text: str) -> Any:
+    """A --set value as TOML (numbers, booleans, lists, quoted strings), else a bare string."""
+    try:
+        return tomllib.loads(f"v = {text}")["v"]
+    except tomllib.TOMLDecodeError:
+        return text
+
+
+def apply_overrides(data: Dict[str, Any], overrides: Sequence[str]) -> Dict[str, Any]:
+    """Apply `section.key=value` overrides to a TOML mapping (a new dict)."""
+    out = {section: dict(values) for section, values in data.items()}
+    for item in overrides:
+        key, sep, value = item.partition("=")
+        section, dot, name = key.strip().partition(".")
+        if not sep or not dot or not name:
+            raise ConfigError(key.strip() or item, "--set expects section.key=value "
+                                                   "(e.g. timing.restart_period=300)")
+        if section not in _SECTIONS:
+            raise ConfigError(section, f"unknown section (known: {', '.join(_SECTIONS)})")
+        out.setdefault(section, {})[name] = _parse_value(value.strip())
+    return out
+
+
+def load(path: Optional[Path], overrides: Sequence[str] = (),
+         replications: Optional[int] = None, seed: Optional[int] = None,
+         policies: Optional[Sequence[str]] = None) -> DesConfig:
+    """Read a TOML config, apply --set overrides and the run options; validate everything."""
+    data: Dict[str, Any] = {}
+    if path is not None:
+        try:
+            data = tomllib.loads(Path(path).read_text())
+        except FileNotFoundError:
+            raise ConfigError(str(path), "no such config file") from None
+        except tomllib.TOMLDecodeError as exc:
+            raise ConfigError(str(path), f"not valid TOML ({exc})") from None
+    data = apply_overrides(data, overrides)
+    run = data.setdefault("run", {})
+    if replications is not None:
+        run["replications"] = replications
+    if seed is not None:
+        run["seed"] = seed
+    if policies is not None:
+        run["policies"] = list(policies)
+        if run.get("baseline") not in policies:
+            run["baseline"] = "strict" if "strict" in policies else policies[0]
+    return from_mapping(data)

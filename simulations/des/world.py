@@ -1,0 +1,145 @@
+"""The world every SimPy component shares: the one model state, its clock and its random streams.
+
+Components never change the state themselves: they call `World.apply(action)`, which runs the
+model's transition, feeds the property monitor at the current simulated time and tells the
+components concerned what happened (data for a client, a closed stream, a new session to work on).
+
+Randomness: one `SeedSequence` per replication; each stream is derived from it by a key naming the
+component and the entity (`("drop", client ident)`, `("crash", instance)`, ...), so the same
+replication seed gives every policy the same arrivals, calls, drops and restarts (common random
+numbers), however differently the policies make the run unfold.
+"""
+from __future__ import annotations
+
+from collections import Counter
+from typing import Callable, Dict, List, Optional, Set
+
+import numpy as np
+import simpy
+
+from model import PropertyMonitor, State, initial_state
+from model import apply as transition
+from model.history import (ClientArrived, ClientDeparted, Decided, Emitted, Initialized,
+                           Recreated, SessionEvicted, StreamClosed)
+from model.lb import route_choices
+from model.policies import Gate
+
+from .config import DesConfig
+
+STREAM_KINDS = ("arrivals", "work", "drop", "restart", "crash", "lb")
+
+
+class Streams:
+    """Independent random generators keyed by (kind, entity), derived from one SeedSequence."""
+
+    def __init__(self, seed: np.random.SeedSequence):
+        self.seed = seed
+        self._cache: Dict[tuple, np.random.Generator] = {}
+
+    def rng(self, kind: str, key: int = 0) -> np.random.Generator:
+        found = self._cache.get((kind, key))
+        if found is None:
+            child = np.random.SeedSequence(self.seed.entropy, spawn_key=self.seed.spawn_key
+                                           + (STREAM_KINDS.index(kind), key))
+            found = self._cache[(kind, key)] = np.random.Generator(np.random.PCG64(child))
+        return found
+
+    def forget(self, kind: str, key: int) -> None:
+        self._cache.pop((kind, key), None)
+
+
+class World:
+    """The shared state of one replication under one gate."""
+
+    def __init__(self, env: simpy.Environment, config: DesConfig, gate: Gate,
+                 seed: np.random.SeedSequence, state: Optional[State] = None):
+        self.env = env
+        self.config = config
+        self.timing = config.timing
+        self.profile = config.profile
+        self.system = config.model_config()
+        self.gate = gate
+        self.streams = Streams(seed)
+        self.state = state if state is not None else \
+            initial_state(self.system)._replace(clients=(), next_ident=0)
+        self.monitor = PropertyMonitor()
+        self.transitions = 0
+        self.flags: Dict[int, Set[str]] = {}          # client ident -> violations it met
+        self.affected: Counter = Counter()            # violation -> sessions that met it
+        self.outcomes: Counter = Counter()            # how clients left: done / failed / gave_up
+        self.arrivals = 0
+        self.arrived_at: Dict[int, float] = {}
+        self.session_seconds = 0.0
+        self.created: Dict[int, float] = {}           # token -> creation time
+        self.active: Dict[int, float] = {}            # token -> last activity
+        self.clients: Dict[int, object] = {}          # ident -> its ClientProcess
+        self.workers: Set[int] = set()                # tokens with a running SessionWorker
+        self.start_worker: Callable[[int], None] = lambda token: None
+        self.recoveries = 0
+        self.recovery_seconds = 0.0
+
+    # -- the one way to change the state ------------------------------------------------------
+    def apply(self, action) -> List:
+        self.state, events = transition(self.state, action, self.system, self.gate, check=False)
+        self.transitions += 1
+        now = self.env.now
+        for event in events:
+            for finding in self.monitor.observe(now, event):
+                if finding.name != "note":
+                    self.flags.setdefault(event.client, set()).add(finding.name)
+            self._notify(event, now)
+        return events
+
+    def _notify(self, event, now: float) -> None:
+        kind = type(event)
+        if kind is Emitted:
+            self.active[event.token] = now
+            for ident in event.live_to:
+                proc = self.clients.get(ident)
+                if proc is not None:  # no process while a script drives the client
+                    proc.wake()
+        elif kind is StreamClosed:
+            proc = self.clients.get(event.client)
+            if proc is not None:
+                proc.closed(event.reason)
+        elif kind is Decided:
+            self.active[event.token] = now
+        elif kind is Initialized:
+            self.created[event.token] = self.active[event.token] = now
+            self.start_worker(event.token)
+        elif kind is Recreated:
+            self.active[event.token] = now
+            self.start_worker(event.token)
+        elif kind is SessionEvicted:
+            self.created.pop(event.token, None)
+            self.active.pop(event.token, None)
+        elif kind is ClientArrived:
+            self.arrivals += 1
+            self.arrived_at[event.client] = now
+        elif kind is ClientDeparted:
+            self._retire(event.client, now)
+
+    def _retire(self, ident: int, now: float) -> None:
+        self.session_seconds += now - self.arrived_at.pop(ident, now)
+        for name in self.flags.pop(ident, ()):
+            self.affected[name] += 1
+        self.clients.pop(ident, None)
+        for kind in ("work", "drop", "restart"):
+            self.streams.forget(kind, ident)
+
+    # -- helpers for components ----------------------------------------------------------------
+    def route(self, token: Optional[int]) -> Optional[int]:
+        """The instance the LB sends a request to now, or None if no instance is up."""
+        choices = route_choices(self.state, self.system, token)
+        if not choices:
+            return None
+        if len(choices) == 1:
+            return choices[0]
+        return int(choices[self.streams.rng("lb").integers(len(choices))])
+
+    def finish(self) -> None:
+        """Close the books at the end of the replication (clients still present count too)."""
+        now = self.env.now
+        for ident in list(self.arrived_at):
+            self._retire(ident, now)
+        self.monitor.finish(now)
