@@ -22,7 +22,7 @@ def wilson(successes: int, trials: int, confidence: float = CONFIDENCE) -> Dict[
     """Wilson score interval for a binomial proportion."""
     if trials == 0:
         return {"p": 0.0, "lo": 0.0, "hi": 1.0, "k": successes, "n": trials}
-    z = sps.norm.ppf(0.5 + confidence / 2)
+    z = float(sps.norm.ppf(0.5 + confidence / 2))
     p = successes / trials
     denominator = 1 + z * z / trials
     centre = (p + z * z / (2 * trials)) / denominator
@@ -38,7 +38,7 @@ def t_interval(values: Sequence[float], confidence: float = CONFIDENCE) -> Dict[
     if n < 2:
         return {"mean": mean, "lo": None, "hi": None, "n": n}
     sd = math.sqrt(sum((v - mean) ** 2 for v in values) / (n - 1))
-    half = sps.t.ppf(0.5 + confidence / 2, n - 1) * sd / math.sqrt(n)
+    half = float(sps.t.ppf(0.5 + confidence / 2, n - 1)) * sd / math.sqrt(n)
     return {"mean": mean, "lo": mean - half, "hi": mean + half, "n": n}
 
 

@@ -1,0 +1,81 @@
+"""`python -m simulations run` and `bench` as a user runs them, bad configs included."""
+import json
+from pathlib import Path
+
+import pytest
+
+from simulations.cli import main
+
+ROOT = Path(__file__).resolve().parent.parent
+DEFAULT = str(ROOT / "simulations/configs/rolling_restart.toml")
+SHORT = ["--set", "timing.duration=300", "--replications", "2"]
+
+
+def test_run_prints_a_table_and_writes_records_summary_and_manifest(tmp_path, capsys):
+    out = tmp_path / "out"
+    assert main(["run", DEFAULT, *SHORT, "--policies", "naive,strict", "--out", str(out)]) == 0
+    text = capsys.readouterr().out
+    assert "violations per 1,000 resumptions" in text and "paired difference against strict" \
+        in text and "naive" in text
+    records = [json.loads(line) for line in (out / "records.jsonl").read_text().splitlines()]
+    assert [(r["policy"], r["replication"]) for r in records] == \
+        [("naive", 0), ("strict", 0), ("naive", 1), ("strict", 1)]
+    manifest = json.loads((out / "manifest.json").read_text())
+    assert manifest["config"]["timing"]["duration"] == 300
+    assert [s["replication"] for s in manifest["seeds"]] == [0, 1]
+    assert manifest["seeds"][0]["entropy"] == 20261130
+    summary = json.loads((out / "summary.json").read_text())
+    assert set(summary["summary"]) == {"naive", "strict"}
+
+
+def test_run_json_carries_the_same_numbers(tmp_path, capsys):
+    assert main(["run", DEFAULT, *SHORT, "--policies", "strict", "--json",
+                 "--out", str(tmp_path / "o")]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["summary"]["strict"]["replications"] == 2 and len(data["records"]) == 2
+    assert json.loads((tmp_path / "o" / "summary.json").read_text())["summary"] == \
+        data["summary"]
+
+
+@pytest.mark.parametrize("args, message", [
+    (["--set", "timing.restart_perod=3"], "timing.restart_perod': unknown key"),
+    (["--set", "system.instances=\"three\""], "system.instances': expected an integer"),
+    (["--set", "timing.drop_rate=-0.1"], "timing.drop_rate': must be >= 0"),
+    (["--set", "system.buffer_capacity=0"], "system.buffer_capacity': must be >= 1"),
+    (["--policies", "naive,bogus"], "unknown policy 'bogus'"),
+    (["--set", "system.lb=magic"], "system.lb': must be one of round_robin"),
+    (["--set", "client.profile=\"sdk-go\""], "client.profile': must be one of"),
+    (["--set", "nosection.x=1"], "'nosection': unknown section"),
+    (["--set", "timing.duration"], "--set expects section.key=value"),
+    (["--set", "system.on_404=\"fail\""], "is set by client.profile"),
+    (["--replications", "0"], "run.replications': expected an integer >= 1"),
+])
+def test_bad_configs_are_one_line_exit_2_and_write_nothing(tmp_path, capsys, args, message):
+    out = tmp_path / "out"
+    assert main(["run", DEFAULT, *args, "--out", str(out)]) == 2
+    captured = capsys.readouterr()
+    lines = captured.err.strip().splitlines()
+    assert captured.out == "" and len(lines) == 1 and message in lines[0]
+    assert not out.exists()
+
+
+def test_a_missing_or_broken_config_file_is_named(tmp_path, capsys):
+    assert main(["run", str(tmp_path / "nope.toml")]) == 2
+    assert "no such config file" in capsys.readouterr().err
+    broken = tmp_path / "broken.toml"
+    broken.write_text("[timing\nduration = 1")
+    assert main(["run", str(broken)]) == 2
+    assert "not valid TOML" in capsys.readouterr().err
+
+
+def test_bench_des_prints_the_figures_and_their_ratio(capsys):
+    assert main(["bench", "des", "--duration", "120", "--json"]) == 0
+    figures = json.loads(capsys.readouterr().out)
+    assert figures["transitions"] > 0 and figures["timeouts_per_cpu_s"] > 0
+    assert figures["ratio"] == pytest.approx(
+        figures["transitions_per_cpu_s"] / figures["timeouts_per_cpu_s"])
+
+
+def test_unknown_benchmark_is_a_usage_error(capsys):
+    assert main(["bench", "nothing"]) == 2
+    assert "unknown benchmark 'nothing'; valid: des" in capsys.readouterr().err
