@@ -11,7 +11,8 @@ from typing import Optional, Tuple
 from . import event_ids
 from .config import SystemConfig
 from .protocol import WireId
-from .state import Buffer, Entry, LiveSession, State, Truth, buffer_of, replace_at, tset
+from .state import (Buffer, Entry, Instance, LiveSession, State, Truth, buffer_of, replace_at,
+                    tset)
 
 PRIMING = -1
 
@@ -37,11 +38,15 @@ def record_event(state: State, config: SystemConfig, instance: int, token: int,
     entry = Entry(wire, Truth(live.client, msg, token, live.generation, serial))
     buffer, dropped = append(buffer_of(state, config, instance, token) or Buffer(), entry,
                              config.buffer_capacity)
-    live = live._replace(seq=seq, next_msg=live.next_msg + (msg != PRIMING))
-    inst = inst._replace(sessions=tset(inst.sessions, token, live))
+    live = LiveSession(live.client, live.work_start, live.generation,
+                       live.next_msg + (msg != PRIMING), seq)
+    sessions = tset(inst.sessions, token, live)
     if config.buffer == "shared":
-        state = state._replace(buffers=tset(state.buffers, token, buffer), counter=counter)
-    else:
-        inst = inst._replace(buffers=tset(inst.buffers, token, buffer), counter=counter)
-    state = state._replace(instances=replace_at(state.instances, instance, inst), serial=serial)
-    return state, entry, dropped
+        inst = Instance(inst.status, inst.incarnation, sessions, inst.buffers, inst.counter)
+        return state._replace(buffers=tset(state.buffers, token, buffer), counter=counter,
+                              serial=serial, instances=replace_at(state.instances, instance,
+                                                                  inst)), entry, dropped
+    inst = Instance(inst.status, inst.incarnation, sessions, tset(inst.buffers, token, buffer),
+                    counter)
+    return state._replace(instances=replace_at(state.instances, instance, inst),
+                          serial=serial), entry, dropped

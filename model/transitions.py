@@ -105,40 +105,24 @@ def compact(state: State, config: SystemConfig, i, token: int) -> Tuple[State, l
     return state, [BufferCompacted(i, token, buffer.floor.wire)]
 
 
-def _dispatch(state: State, config: SystemConfig, gate: Gate, action) -> Tuple[State, list]:
-    kind = type(action)
-    if kind is Init:
-        return initialize(state, config, action.client, action.instance)
-    if kind is Reconnect:
-        return reconnect(state, config, gate, action.client, action.instance)
-    if kind is Deliver:
-        return deliver(state, config, action.client)
-    if kind is Emit:
-        return emit(state, config, action.token)
-    if kind is Persist:
-        return persist(state, config, action.client)
-    if kind in (Disconnect, IdleTimeout):
-        reason = "network" if kind is Disconnect else "idle_timeout"
-        return close_stream(state, action.client, reason)
-    if kind is ClientRestart:
-        return client_restart(state, config, action.client)
-    if kind is ForeignCursor:
-        return foreign_cursor(state, config, action.client, action.donor)
-    if kind is Drain:
-        return drain(state, config, action.instance)
-    if kind is Stop:
-        return stop(state, config, action.instance)
-    if kind is Start:
-        return start(state, config, action.instance)
-    if kind is Evict:
-        return evict(state, config, action.token)
-    if kind is Compact:
-        return compact(state, config, action.instance, action.token)
-    if kind is Arrive:
-        return arrive(state, config)
-    if kind is Depart:
-        return depart(state, config, action.client)
-    raise TypeError(f"not an action: {action!r}")
+_HANDLERS = {
+    Init: lambda s, c, g, a: initialize(s, c, a.client, a.instance),
+    Reconnect: lambda s, c, g, a: reconnect(s, c, g, a.client, a.instance),
+    Deliver: lambda s, c, g, a: deliver(s, c, a.client),
+    Emit: lambda s, c, g, a: emit(s, c, a.token),
+    Persist: lambda s, c, g, a: persist(s, c, a.client),
+    Disconnect: lambda s, c, g, a: close_stream(s, a.client, "network"),
+    IdleTimeout: lambda s, c, g, a: close_stream(s, a.client, "idle_timeout"),
+    ClientRestart: lambda s, c, g, a: client_restart(s, c, a.client),
+    ForeignCursor: lambda s, c, g, a: foreign_cursor(s, c, a.client, a.donor),
+    Drain: lambda s, c, g, a: drain(s, c, a.instance),
+    Stop: lambda s, c, g, a: stop(s, c, a.instance),
+    Start: lambda s, c, g, a: start(s, c, a.instance),
+    Evict: lambda s, c, g, a: evict(s, c, a.token),
+    Compact: lambda s, c, g, a: compact(s, c, a.instance, a.token),
+    Arrive: lambda s, c, g, a: arrive(s, c),
+    Depart: lambda s, c, g, a: depart(s, c, a.client),
+}
 
 
 def apply(state: State, action, config: SystemConfig,
@@ -147,5 +131,10 @@ def apply(state: State, action, config: SystemConfig,
     the action from `enabled_actions` already know it holds)."""
     if check and not is_enabled(state, config, action):
         raise ActionNotEnabled(f"{action!r} is not enabled in this state")
-    new_state, events = _dispatch(state, config, resolve_gate(gate), action)
+    handler = _HANDLERS.get(type(action))
+    if handler is None:
+        raise TypeError(f"not an action: {action!r}")
+    if type(gate) is not Gate:
+        gate = resolve_gate(gate)
+    new_state, events = handler(state, config, gate, action)
     return Step(new_state, tuple(events))

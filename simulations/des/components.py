@@ -56,8 +56,9 @@ class ClientProcess:
         t, profile = w.timing, w.profile
         while True:
             client = self._client()
-            done = {k for k, _ in client.applied} | client.missed
-            if len(done) >= w.system.messages_per_session:
+            if len(client.applied) + len(client.missed) >= w.system.messages_per_session and \
+                    len({k for k, _ in client.applied} | client.missed) >= \
+                    w.system.messages_per_session:
                 return self._leave("done")
             if client.phase == "failed":
                 return self._leave("failed")
