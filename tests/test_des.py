@@ -175,3 +175,16 @@ def test_paired_differences_are_taken_within_a_replication():
     paired = summary["naive"]["paired_vs_baseline"]["duplicate_delivery"]
     assert paired["mean"] == pytest.approx(70.0) and paired["n"] == 3
     assert "paired_vs_baseline" not in summary["strict"]
+
+
+@pytest.mark.parametrize("policy", ["naive", "strict"])
+def test_committed_des_results_match_a_fresh_replication(policy):
+    """Back-test: replication 0 of the committed default comparison, rerun today."""
+    folder = ROOT / "results/runs/rolling_restart"
+    committed = [json.loads(line) for line in (folder / "records.jsonl").read_text().splitlines()]
+    config = dc.load(DEFAULT)
+    assert json.loads((folder / "manifest.json").read_text())["config"] == config.as_dict()
+    fresh = run_replication(config, policy, 0)
+    old = next(r for r in committed if r["policy"] == policy and r["replication"] == 0)
+    drop = lambda r: {k: v for k, v in r.items() if k != "cpu_seconds"}  # noqa: E731
+    assert drop(fresh) == drop(old)
