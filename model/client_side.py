@@ -26,7 +26,7 @@ def deliver(state: State, config: SystemConfig, c: int) -> Tuple[State, list]:
     truth = item.truth
     stream = client.stream._replace(frames=client.stream.frames + 1)
     client = client._replace(inflight=rest, stream=stream, cursor=Cursor(item.wire, truth),
-                             seen=client.seen | {item.wire})
+                             seen=client.seen | {item.wire} if config.client_dedupe else client.seen)
     own = truth.client == who
     first = tget(client.applied, truth.msg) if own else None
     if config.client_dedupe and item.wire in state.clients[c].seen:
@@ -65,14 +65,16 @@ def close_stream(state: State, c: int, reason: str) -> Tuple[State, list]:
 
 def client_restart(state: State, config: SystemConfig, c: int) -> Tuple[State, list]:
     """The client process restarts: it reloads the persisted token and cursor and forgets what
-    it held in memory (live cursor, dedupe set, open stream)."""
+    it held in memory (live cursor, open stream). The dedupe log of applied event ids is durable
+    (written with each event's effect), so it survives while the session stays the same."""
     events: list = []
     if state.clients[c].phase == "open":
         state, events = close_stream(state, c, "client_restart")
     client = state.clients[c]
     token, cursor = client.persisted if client.persisted is not None else (None, None)
     client = client._replace(phase="idle" if token is not None else "needs_init", token=token,
-                             cursor=cursor, stream=None, inflight=(), seen=frozenset())
+                             cursor=cursor, stream=None, inflight=(),
+                             seen=client.seen if token == client.token else frozenset())
     events.append(ClientRestarted(client.ident, token, cursor.wire if cursor is not None else None))
     return _set(state, c, client), events
 

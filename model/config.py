@@ -42,7 +42,8 @@ class SystemConfig:
                      generation, seq) or opaque "uuid"
     lb               "round_robin", "random", "least_connections" or "sticky" (on session id)
     on_404, on_409   client reaction: "reinit" (the spec) or "fail" (the MCP SDK clients raise)
-    client_dedupe    client drops events whose id it already saw on the session
+    client_dedupe    client drops events whose id it already applied on the session (a durable
+                     log, written with each event's effect, so it survives a client restart)
     priming          the server sends a priming event (an id, no data) when initialize opens a
                      stream (SEP-1699, spec 2025-11-25), so the client holds a cursor before the
                      first message; without it a stream lost before its first event cannot be

@@ -55,7 +55,8 @@ def initialize(state: State, config: SystemConfig, c: int, instance: int) -> Tup
     client = client._replace(
         phase="open", token=token, cursor=cursor, persisted=(token, cursor),
         stream=Stream(instance, token, "init", None, 1, False), inflight=(),
-        seen=frozenset() if priming is None else frozenset({priming}), inits=client.inits + 1)
+        seen=frozenset({priming}) if priming is not None and config.client_dedupe else frozenset(),
+        inits=client.inits + 1)
     state = state._replace(clients=replace_at(state.clients, c, client))
     return state, [Initialized(client.ident, instance, token, start, client.inits > 1, priming)]
 

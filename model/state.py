@@ -127,7 +127,8 @@ class Client(NamedTuple):
     applied: Pairs = ()                      # own message -> (token, generation) first applied
     missed: FrozenSet[int] = frozenset()    # own messages known lost: told by a gap, or
     #                                          reported as a silent loss (each counted once)
-    seen: FrozenSet[WireId] = frozenset()    # ids seen on the current session (dedupe)
+    seen: FrozenSet[WireId] = frozenset()    # durable log of ids applied on the current
+    #                                          session (kept only with client_dedupe)
     inits: int = 0
     ident: int = 0                           # unique over the run (slots of departed clients
     #                                          are reused); ground truth names clients by it
