@@ -24,5 +24,5 @@ __all__ = [
     "POLICIES", "Persist", "PropertyMonitor", "Reconnect", "Report", "ResumeRequest",
     "SERVER_CAUSES", "ServerView", "Start", "State", "Step", "Stop", "SystemConfig",
     "VIOLATIONS", "admit", "apply", "check_history", "decide", "duplicate_cause",
-    "enabled_actions", "initial_state", "reject", "resolve_gate",
+    "enabled_actions", "findings_of", "initial_state", "reject", "resolve_gate",
 ]

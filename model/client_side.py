@@ -72,10 +72,12 @@ def client_restart(state: State, config: SystemConfig, c: int) -> Tuple[State, l
         state, events = close_stream(state, c, "client_restart")
     client = state.clients[c]
     token, cursor = client.persisted if client.persisted is not None else (None, None)
+    stale = token == client.token and cursor != client.cursor
     client = client._replace(phase="idle" if token is not None else "needs_init", token=token,
                              cursor=cursor, stream=None, inflight=(),
                              seen=client.seen if token == client.token else frozenset())
-    events.append(ClientRestarted(client.ident, token, cursor.wire if cursor is not None else None))
+    events.append(ClientRestarted(client.ident, token, cursor.wire if cursor is not None else None,
+                                  stale))
     return _set(state, c, client), events
 
 

@@ -49,6 +49,8 @@ class Decided(NamedTuple):
     replayed: int              # events queued by the replay
     dead: bool                 # admitted, and no data can ever arrive while the client is owed
     reason: str
+    position: str = ""         # where the cursor lay relative to S's buffer (model.view)
+    cursor_foreign: bool = False  # ground truth: the cursor was issued on another session
 
 
 class Applied(NamedTuple):
@@ -126,6 +128,7 @@ class ClientRestarted(NamedTuple):
     client: int
     token: Optional[int]
     wire: Optional[WireId]
+    stale: bool = False        # the persisted cursor lags the live one it replaces
 
 
 class CursorReplaced(NamedTuple):

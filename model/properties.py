@@ -97,11 +97,52 @@ class Finding(NamedTuple):
     detail: str
 
 
+def findings_of(event) -> List[Finding]:
+    """What one event shows on its own (stateless): the violations it is, and notes. The
+    explorer checks every transition with this; `PropertyMonitor` adds the bookkeeping."""
+    kind = type(event)
+    if kind is Applied:
+        if event.owner != event.client:
+            return [Finding("cross_session_delivery", 1,
+                            f"a message of c{event.owner} (session S{event.token})")]
+        found: List[Finding] = []
+        if event.holes:
+            skipped = ", ".join(f"m{m}" for m in event.holes)
+            found.append(Finding("silent_loss", len(event.holes), f"{skipped} skipped unannounced"))
+        if event.duplicate:
+            cause = duplicate_cause(event)
+            if cause in SERVER_CAUSES:
+                found.append(Finding("duplicate_delivery", 1, cause))
+                if event.side_effect:
+                    found.append(Finding("duplicate_side_effect", 1, cause))
+            else:
+                found.append(Finding("note", 0, f"duplicate, client-caused ({cause})"))
+        return found
+    if kind is Decided:
+        found = []
+        if event.status == 404:
+            if event.held_locally:
+                found.append(Finding("needless_reinit", 1, "this process holds the session live"))
+            elif event.live_elsewhere:
+                found.append(Finding("note", 0, "routing re-init: the session is live "
+                                                "elsewhere, not here"))
+        if event.dead:
+            found.append(Finding("stall", 1, "admitted, but no data can ever arrive"))
+        return found
+    if kind is GapAccepted and event.told:
+        lost = ", ".join(f"m{m}" for m in event.told)
+        return [Finding("note", 0, f"gap told: {lost} lost with notice")]
+    if kind is Dropped and event.new:
+        return [Finding("note", 0, "a new message dropped: its id was reused")]
+    return []
+
+
 class PropertyMonitor:
     """Folds history events into a Report; `finish(end_time)` closes open stall episodes.
 
-    `observe` returns the findings of that event, so a narrative can mark exactly what was
-    counted."""
+    `observe` returns the findings of that event as counted (a dead admission while the client
+    is already stalled is the same episode: a note, not a second stall), so a narrative can
+    mark exactly what was counted."""
 
     def __init__(self) -> None:
         self.report = Report()
@@ -113,73 +154,39 @@ class PropertyMonitor:
 
     def observe(self, time: float, event) -> List[Finding]:
         kind = type(event)
+        r = self.report
         if kind is Applied:
-            return self._applied(time, event)
-        if kind is Decided:
-            return self._decided(time, event)
-        if kind is Initialized:
+            r.applied += 1
+            self._progress(event.client, time)
+            if event.duplicate and event.owner == event.client:
+                self._causes[duplicate_cause(event)] += 1
+        elif kind is Decided:
+            r.resumptions += 1
+            self._decisions[event.code] += 1
+            self._statuses[event.status] += 1
+            self._effects[event.effect] += 1
+            if event.status == 404 and not event.held_locally and event.live_elsewhere:
+                r.routing_reinits += 1
+        elif kind is Initialized:
             self._progress(event.client, time)
             if event.reissue:
-                self.report.reinits += 1
+                r.reinits += 1
         elif kind is ClientFailed:
             self._progress(event.client, time)
-            self.report.failed_clients += 1
+            r.failed_clients += 1
         elif kind is ClientDeparted:
             self._progress(event.client, time)
-        elif kind is GapAccepted and event.told:
-            lost = ", ".join(f"m{m}" for m in event.told)
-            return [Finding("note", 0, f"gap told: {lost} lost with notice")]
         elif kind is Dropped:
-            self.report.dedupe_drops += 1
-            if event.new:
-                return [Finding("note", 0, "a new message dropped: its id was reused")]
-        return []
-
-    def _count(self, found: List[Finding], name: str, count: int, detail: str) -> None:
-        self.report.violations[name] += count
-        found.append(Finding(name, count, detail))
-
-    def _applied(self, time: float, event: Applied) -> List[Finding]:
-        found: List[Finding] = []
-        self.report.applied += 1
-        self._progress(event.client, time)
-        if event.owner != event.client:
-            self._count(found, "cross_session_delivery", 1,
-                        f"a message of c{event.owner} (session S{event.token})")
-            return found
-        if event.holes:
-            skipped = ", ".join(f"m{m}" for m in event.holes)
-            self._count(found, "silent_loss", len(event.holes), f"{skipped} skipped unannounced")
-        if event.duplicate:
-            cause = duplicate_cause(event)
-            self._causes[cause] += 1
-            if cause in SERVER_CAUSES:
-                self._count(found, "duplicate_delivery", 1, cause)
-                if event.side_effect:
-                    self._count(found, "duplicate_side_effect", 1, cause)
-            else:
-                found.append(Finding("note", 0, f"duplicate, client-caused ({cause})"))
-        return found
-
-    def _decided(self, time: float, event: Decided) -> List[Finding]:
-        found: List[Finding] = []
-        self.report.resumptions += 1
-        self._decisions[event.code] += 1
-        self._statuses[event.status] += 1
-        self._effects[event.effect] += 1
-        if event.status == 404:
-            if event.held_locally:
-                self._count(found, "needless_reinit", 1, "this process holds the session live")
-            elif event.live_elsewhere:
-                self.report.routing_reinits += 1
-                found.append(Finding("note", 0, "routing re-init: the session is live "
-                                                "elsewhere, not here"))
-        if event.dead:
-            if event.client in self._stalled_since:
-                found.append(Finding("note", 0, "still stalled (same episode)"))
-            else:
+            r.dedupe_drops += 1
+        found = findings_of(event)
+        for i, finding in enumerate(found):
+            if finding.name == "stall":
+                if event.client in self._stalled_since:
+                    found[i] = Finding("note", 0, "still stalled (same episode)")
+                    continue
                 self._stalled_since[event.client] = time
-                self._count(found, "stall", 1, "admitted, but no data can ever arrive")
+            if finding.name != "note":
+                r.violations[finding.name] += finding.count
         return found
 
     def _progress(self, client: int, time: float) -> None:

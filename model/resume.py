@@ -174,6 +174,10 @@ def _admit(state: State, config: SystemConfig, c: int, instance: int,
     return client._replace(phase="open", stream=stream, inflight=items), items, dead, told
 
 
+def _foreign(cursor, token: int) -> bool:
+    return cursor is not None and cursor.truth is not None and cursor.truth.token != token
+
+
 def reconnect(state: State, config: SystemConfig, gate: Gate, c: int,
               instance: int) -> Tuple[State, list]:
     """GET with the client's token and cursor, routed to `instance` and decided by `gate`."""
@@ -200,7 +204,8 @@ def reconnect(state: State, config: SystemConfig, gate: Gate, c: int,
     events.append(Decided(client.ident, instance, token, request.last_event_id, gate.name, decision.status,
                           decision.code.value, decision.effect.value, decision.resume_from,
                           view.registry_has_session, view.held_locally, live_elsewhere,
-                          recreated, len(items), dead, decision.reason))
+                          recreated, len(items), dead, decision.reason, view.cursor.position,
+                          _foreign(state.clients[c].cursor, token)))
     events.extend(after)
     return state._replace(clients=replace_at(state.clients, c, client)), events
 

@@ -53,8 +53,9 @@ def describe_event(event, config) -> List[str]:
     if kind is h.Decided:
         sees = (f"registry has S{event.token}: {'yes' if event.registry_has_session else 'no'}, "
                 f"held by this process: {'yes' if event.held_locally else 'no'}")
+        where = f", cursor {event.position}" if event.position else ""
         lines = [f"GET S{event.token} Last-Event-ID={wid(event.cursor)} at i{event.instance} "
-                 f"({sees})",
+                 f"({sees}{where})",
                  f"[{event.gate}] {event.status} {event.code} effect={event.effect}"
                  + (f" resume_from={wid(event.resume_from)}" if event.resume_from is not None
                     else "") + (f": {event.reason}" if event.reason else "")]
@@ -77,7 +78,7 @@ def describe_event(event, config) -> List[str]:
         return [f"c{event.client} persists S{event.token} / {wid(event.wire)}"]
     if kind is h.ClientRestarted:
         return [f"c{event.client} restarts from its persisted S{event.token} / "
-                f"{wid(event.wire)}"]
+                f"{wid(event.wire)}" + (" (stale: it had applied more)" if event.stale else "")]
     if kind is h.CursorReplaced:
         return [f"c{event.client}'s cursor becomes {wid(event.wire)}, taken from c{event.donor}"]
     if kind is h.InstanceChanged:
