@@ -10,8 +10,8 @@ from .actions import (Arrive, ClientRestart, Compact, Deliver, Depart, Disconnec
 from .config import SystemConfig
 from .errors import ActionNotEnabled, ConfigError, GateError, ModelError
 from .policies import POLICIES, Gate, decide, resolve_gate
-from .properties import (CLIENT_CAUSES, SERVER_CAUSES, VIOLATIONS, Finding, PropertyMonitor, Report,
-                         check_history, duplicate_cause)
+from .properties import (CLIENT_CAUSES, SERVER_CAUSES, VIOLATIONS, Finding, PropertyMonitor,
+                         Report, check_history, duplicate_cause, findings_of)
 from .protocol import Code, Decision, Effect, ResumeRequest, admit, reject
 from .state import State, initial_state
 from .transitions import Step, apply

@@ -1,0 +1,1 @@
+"""The interleaving explorer: every order of the model's transitions within a bounded scope."""

@@ -1,0 +1,66 @@
+"""A bounded scope for exhaustive exploration: the deployment, the work, and a budget per fault.
+
+Faults and client behaviours that could repeat forever are budgeted (each use spends one);
+delivery, emission, reconnection and instance starts are free. The default scope is the one the
+issue asks for: it reaches a restart, a recreated generation, a gap, a client restart with a
+stale persisted cursor and a foreign cursor (the explorer's "sometimes" checks confirm each).
+"""
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field, fields
+from typing import Dict, Tuple
+
+from model import (ClientRestart, Compact, ConfigError, Disconnect, Evict, ForeignCursor,
+                   IdleTimeout, Init, Persist, Stop, SystemConfig)
+
+#: budget name -> the action kind that spends it
+BUDGETED = {
+    "restarts": Stop,            # an instance stops (after a drain) or crashes; it may start again
+    "drops": Disconnect,         # the network drops a client's stream
+    "client_restarts": ClientRestart,
+    "evictions": Evict,          # the store expires a session
+    "compactions": Compact,      # a buffer drops its oldest event
+    "idle_timeouts": IdleTimeout,
+    "foreign_cursors": ForeignCursor,
+    "persists": Persist,         # the client persists its cursor (persistence lags)
+    "sessions": Init,            # initialize requests, first ones included
+}
+BUDGET_NAMES = tuple(BUDGETED)
+
+
+def default_system() -> SystemConfig:
+    """The default scope's deployment: two clients, one instance (restarted at most once), a
+    shared session store with a retained shared buffer of capacity 2 (so a recreated generation
+    finds old events and a re-run truncates the buffer), one event store keyed by event id, a
+    server-global counter, and one-message calls (each message is a non-idempotent result)."""
+    return SystemConfig(instances=1, clients=2, messages_per_session=1, messages_per_call=1,
+                        store="shared", buffer="shared", buffer_keying="event_id",
+                        buffer_capacity=2, event_ids="global", lb="random")
+
+
+@dataclass(frozen=True)
+class Scope:
+    system: SystemConfig = field(default_factory=default_system)
+    restarts: int = 1
+    drops: int = 0
+    client_restarts: int = 1
+    evictions: int = 0
+    compactions: int = 0
+    idle_timeouts: int = 0
+    foreign_cursors: int = 1
+    persists: int = 0
+    sessions: int = 3
+
+    def __post_init__(self) -> None:
+        for name in BUDGET_NAMES:
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+                raise ConfigError(name, f"a budget must be an integer >= 0, got {value!r}")
+
+    def budgets(self) -> Tuple[int, ...]:
+        return tuple(getattr(self, name) for name in BUDGET_NAMES)
+
+    def as_dict(self) -> Dict[str, object]:
+        data = {f.name: getattr(self, f.name) for f in fields(self) if f.name != "system"}
+        data["system"] = asdict(self.system)
+        return data

@@ -1,0 +1,88 @@
+"""Canonical fingerprints with symmetry reduction over interchangeable clients and instances.
+
+A fingerprint is the smallest hash of the state under every renaming of clients (idents,
+slots, every ground-truth reference) and, where the load balancer treats instances alike
+(`random`, `least_connections`), every renaming of instances. Two states that differ only by
+such a renaming get the same fingerprint, so the explorer visits one of them. Like TLC, a
+fingerprint is a 64-bit hash: distinct states colliding is possible in principle and
+vanishingly unlikely at these scopes.
+"""
+from __future__ import annotations
+
+from itertools import permutations
+from typing import List, Sequence, Tuple
+
+from model import SystemConfig
+from model.state import (Buffer, Client, Cursor, Entry, Instance, Item, LiveSession,
+                         SessionRecord, State, Stream, Truth)
+
+SYMMETRIC_LBS = ("random", "least_connections")
+
+
+def _truth(t: Truth, cmap: Sequence[int]) -> Truth:
+    return Truth(cmap[t.client], t.msg, t.token, t.generation, t.serial)
+
+
+def _cursor(cursor, cmap):
+    if cursor is None or cursor.truth is None:
+        return cursor
+    return Cursor(cursor.wire, _truth(cursor.truth, cmap))
+
+
+def _buffer(b: Buffer, cmap) -> Buffer:
+    return Buffer(tuple(Entry(e.wire, _truth(e.truth, cmap)) for e in b.entries),
+                  Entry(b.floor.wire, _truth(b.floor.truth, cmap)) if b.floor else None)
+
+
+def _client(c: Client, cmap, imap) -> Client:
+    persisted = c.persisted
+    if persisted is not None:
+        persisted = (persisted[0], _cursor(persisted[1], cmap))
+    stream = c.stream
+    if stream is not None:
+        stream = stream._replace(instance=imap[stream.instance])
+    return c._replace(ident=cmap[c.ident], cursor=_cursor(c.cursor, cmap), persisted=persisted,
+                      stream=stream, inflight=tuple(Item(i.wire, _truth(i.truth, cmap), i.via)
+                                                    for i in c.inflight))
+
+
+def _instance(inst: Instance, cmap) -> Instance:
+    return Instance(inst.status, inst.incarnation,
+                    tuple((t, s._replace(client=cmap[s.client])) for t, s in inst.sessions),
+                    tuple((t, _buffer(b, cmap)) for t, b in inst.buffers), inst.counter)
+
+
+def rename(state: State, cmap: Sequence[int], imap: Sequence[int]) -> State:
+    """The state with client i called cmap[i] and instance j called imap[j] everywhere."""
+    clients: List = [None] * len(state.clients)
+    for c, client in enumerate(state.clients):
+        clients[cmap[c]] = _client(client, cmap, imap)
+    instances: List = [None] * len(state.instances)
+    for i, inst in enumerate(state.instances):
+        instances[imap[i]] = _instance(inst, cmap)
+    return state._replace(
+        clients=tuple(clients), instances=tuple(instances),
+        registry=tuple((t, r._replace(client=cmap[r.client])) for t, r in state.registry),
+        buffers=tuple((t, _buffer(b, cmap)) for t, b in state.buffers),
+        affinity=tuple((t, imap[i]) for t, i in state.affinity))
+
+
+class Canonicalizer:
+    """Fingerprints for one configuration: which renamings are symmetries of it."""
+
+    def __init__(self, config: SystemConfig, symmetry: bool = True):
+        n_c, n_i = config.clients, config.instances
+        client_perms = list(permutations(range(n_c))) if symmetry else [tuple(range(n_c))]
+        instance_perms = list(permutations(range(n_i))) \
+            if symmetry and config.lb in SYMMETRIC_LBS else [tuple(range(n_i))]
+        identity = (tuple(range(n_c)), tuple(range(n_i)))
+        self.renamings: List[Tuple[Tuple[int, ...], Tuple[int, ...]]] = \
+            [(c, i) for c in client_perms for i in instance_perms if (c, i) != identity]
+
+    def fingerprint(self, state: State, extra: tuple = ()) -> int:
+        best = hash((state, extra))
+        for cmap, imap in self.renamings:
+            h = hash((rename(state, cmap, imap), extra))
+            if h < best:
+                best = h
+        return best
