@@ -51,3 +51,16 @@ def des(policy: str = "strict", duration: float = 3600.0, repeats: int = 3) -> D
             "cpu_seconds": record["cpu_seconds"], "transitions_per_cpu_s": rate,
             "timeouts_per_cpu_s": bare["timeouts_per_cpu_s"],
             "ratio": rate / bare["timeouts_per_cpu_s"]}
+
+
+def explore_default(policy: str = "strict") -> Dict[str, object]:
+    """Distinct states per second of the explorer on the default scope (one process, one core)."""
+    from .explore.scope import Scope
+    from .explore.search import explore
+    start = time.process_time()
+    result = explore(Scope(), policy)
+    cpu = time.process_time() - start
+    return {"scope": "default", "policy": policy, "states": result.states,
+            "transitions": result.transitions, "depth": result.depth, "cpu_seconds": cpu,
+            "distinct_states_per_s": result.states / cpu,
+            "transitions_per_s": result.transitions / cpu}

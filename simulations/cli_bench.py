@@ -6,7 +6,8 @@ import json
 
 from . import bench
 
-TARGETS = {"des": "model transitions per CPU second in the DES engine vs bare SimPy timeouts"}
+TARGETS = {"des": "model transitions per CPU second in the DES engine vs bare SimPy timeouts",
+           "explore": "distinct states per CPU second of the explorer on the default scope"}
 
 
 def add_parser(verbs) -> None:
@@ -14,7 +15,7 @@ def add_parser(verbs) -> None:
                          description="Measure performance. Targets: " + "; ".join(
                              f"{k}: {v}" for k, v in TARGETS.items()))
     p.add_argument("target", metavar="TARGET", help=", ".join(TARGETS))
-    p.add_argument("--policy", default="strict", help="policy the DES benchmark runs")
+    p.add_argument("--policy", default="strict", help="policy the benchmark runs")
     p.add_argument("--duration", type=float, default=3600.0,
                    help="simulated seconds of the DES benchmark run")
     p.add_argument("--json", action="store_true", help="print the figures as JSON")
@@ -27,6 +28,15 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError(f"unknown benchmark {args.target!r}; valid: {', '.join(TARGETS)}")
     if args.duration <= 0:
         raise UsageError("--duration must be > 0")
+    if args.target == "explore":
+        result = bench.explore_default(args.policy)
+        if args.json:
+            print(json.dumps(result, sort_keys=True))
+        else:
+            print(f"explore (default scope, {result['policy']}): {result['states']:,} states, "
+                  f"{result['transitions']:,} transitions in {result['cpu_seconds']:.2f} CPU s"
+                  f" = {result['distinct_states_per_s']:,.0f} distinct states/s")
+        return 0
     result = bench.des(args.policy, args.duration)
     if args.json:
         print(json.dumps(result, sort_keys=True))
