@@ -3,13 +3,15 @@ from __future__ import annotations
 
 import argparse
 import json
-from dataclasses import fields
+from pathlib import Path
 
 from model import POLICIES, ConfigError, SystemConfig
 
 from .des.config import apply_overrides
 from .explore.scope import BUDGET_NAMES, Scope, default_system
 from .explore.search import PROPERTIES, explore
+from .explore.diagram import sequence_diagram
+from .explore.graph import forever_waiting, write_graphml
 from .explore.trace import narrate_trace, trace_json
 from .gates import GateLoadError, load_gate
 
@@ -43,6 +45,14 @@ def add_parser(verbs) -> None:
     p.add_argument("--dedupe", action="store_true", help="clients dedupe by event id")
     p.add_argument("--no-symmetry", action="store_true", help="turn symmetry reduction off")
     p.add_argument("--max-states", type=int, metavar="N", help="stop after N distinct states")
+    p.add_argument("--liveness", action="store_true",
+                   help="keep the state graph (small scopes) and check stall as liveness with "
+                        "strongly connected components")
+    p.add_argument("--graphml", type=Path, metavar="PATH",
+                   help="write the state graph as GraphML, counterexample paths marked "
+                        "(implies --liveness)")
+    p.add_argument("--figures", type=Path, metavar="DIR",
+                   help="write a sequence diagram (PNG and SVG) of each counterexample")
     p.add_argument("--json", action="store_true", help="machine-readable output")
     p.set_defaults(handler=run)
 
@@ -76,19 +86,34 @@ def run(args: argparse.Namespace) -> int:
             policy = load_gate(args.gate)
         except GateLoadError as exc:
             raise UsageError(str(exc)) from exc
-    result = explore(scope, policy, symmetry=not args.no_symmetry, max_states=args.max_states)
+    graph = args.liveness or args.graphml is not None
+    result = explore(scope, policy, symmetry=not args.no_symmetry, max_states=args.max_states,
+                     graph=graph)
     props = {}
     for name in PROPERTIES:
         found = result.violations.get(name)
         props[name] = {"holds": found is None,
                        "trace": trace_json(scope, policy, found.actions) if found else []}
+    waiting = forever_waiting(result) if graph else None
+    if graph:
+        props["stall_liveness"] = {"holds": waiting is None,
+                                   "trace": trace_json(scope, policy, waiting) if waiting else []}
+    files = []
+    if args.graphml is not None:
+        write_graphml(result, args.graphml)
+        files.append(str(args.graphml))
+    if args.figures is not None:
+        for name, found in result.violations.items():
+            files.extend(str(p) for p in sequence_diagram(
+                scope, policy, found.actions, f"{result.gate}: shortest trace violating {name}",
+                args.figures / f"{name}"))
     if args.json:
         print(json.dumps({
             "policy": result.gate, "scope": scope.as_dict(), "states": result.states,
             "transitions": result.transitions, "depth": result.depth,
             "seconds": round(result.seconds, 3), "complete": result.complete,
             "symmetry": result.symmetry, "properties": props, "sometimes": result.sometimes,
-            "coverage": dict(sorted(result.coverage.items())),
+            "coverage": dict(sorted(result.coverage.items())), "files": files,
             "gate_error": None if result.gate_error is None else {
                 "error": result.gate_error.detail,
                 "trace": trace_json(scope, policy, result.gate_error.actions[:-1])
@@ -104,6 +129,9 @@ def run(args: argparse.Namespace) -> int:
         verdict = "holds" if found is None else \
             f"VIOLATED (shortest trace: {len(found.actions)} steps; {found.detail})"
         print(f"  {name:24s} {verdict}")
+    if graph:
+        print(f"  {'stall_liveness':24s} " + ("holds" if waiting is None else
+              f"VIOLATED (a client can wait forever; shortest path: {len(waiting)} steps)"))
     vacuous = result.vacuous()
     print("sometimes: " + ", ".join(f"{k}={'yes' if v else 'NO'}"
                                     for k, v in result.sometimes.items()))
@@ -117,4 +145,10 @@ def run(args: argparse.Namespace) -> int:
     for name, found in result.violations.items():
         print(f"\n# shortest trace violating {name}")
         print(narrate_trace(scope, policy, found.actions))
+    if waiting:
+        print("\n# shortest path into a bottom strongly connected component where a client "
+              "waits forever")
+        print(narrate_trace(scope, policy, waiting))
+    for f in files:
+        print(f"wrote {f}")
     return 0

@@ -106,3 +106,38 @@ def test_bad_scopes_are_one_line_and_exit_2(capsys, args, message):
     assert main(["explore", *args]) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and message in err[0]
+
+
+@pytest.mark.parametrize("policy", ["naive", "range", "generation", "provenance", "sdk"])
+def test_each_first_counterexample_replays_to_the_same_violation_in_the_des(results, policy):
+    from simulations.explore.replay_des import replay_in_des
+    for name, finding in results[policy].violations.items():
+        if name in VIOLATIONS:
+            monitor = replay_in_des(DEFAULT, policy, finding.actions)
+            assert monitor.report.violations[name] > 0, (policy, name)
+
+
+def test_stall_as_liveness_agrees_with_the_safety_check():
+    from simulations.explore.graph import forever_waiting
+    strict = explore(DEFAULT, "strict", graph=True)
+    naive = explore(DEFAULT, "naive", graph=True)
+    assert forever_waiting(strict) is None
+    path = forever_waiting(naive)
+    assert path is not None and "stall" in naive.violations
+    assert len(path) >= len(naive.violations["stall"].actions)
+
+
+def test_graphml_marks_the_counterexample_path_and_figures_are_written(tmp_path, capsys):
+    import networkx as nx
+    assert main(["explore", "--policy", "provenance", "--graphml", str(tmp_path / "g.graphml"),
+                 "--figures", str(tmp_path / "fig"), "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    graph = nx.read_graphml(tmp_path / "g.graphml")
+    assert graph.number_of_nodes() == data["states"]
+    marked = [n for n, d in graph.nodes(data=True) if "duplicate_delivery" in
+              d.get("counterexample", "")]
+    trace = data["properties"]["duplicate_delivery"]["trace"]
+    assert len(marked) == len(trace)  # the path's source states: the root and every step but the last
+    assert data["properties"]["stall_liveness"]["holds"] is True
+    assert (tmp_path / "fig" / "duplicate_delivery.png").stat().st_size > 10_000
+    assert (tmp_path / "fig" / "duplicate_delivery.svg").read_text().startswith("<?xml")

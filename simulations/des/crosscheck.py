@@ -8,7 +8,7 @@ engine's; `tests/test_des.py` asserts it for every scenario and policy.
 """
 from __future__ import annotations
 
-from typing import Tuple
+from typing import Optional, Tuple
 
 import numpy as np
 import simpy
@@ -25,22 +25,25 @@ QUIET = dict(arrival_rate=0.0, drop_rate=0.0, client_restart_rate=0.0, restart_p
              crash_rate=0.0, idle_ttl=1e9, absolute_ttl=1e9)
 
 
-def crosscheck_config(scenario: Scenario, policy: str, settle_seconds: float) -> DesConfig:
+def crosscheck_config(scenario: Scenario, policy: str, settle_seconds: float,
+                      profile: Optional[str] = None) -> DesConfig:
     """The scenario's deployment, no random faults, and the client the scripted run pairs with
-    the policy (the MCP Python SDK client for `sdk`, a spec client otherwise)."""
+    the policy (the MCP Python SDK client for `sdk`, a spec client otherwise) unless `profile`
+    names one."""
     system = scenario.config.replace(on_404="reinit", on_409="reinit")
     steps = len(scenario.steps) + 1
     settles = sum(1 for s in scenario.steps if isinstance(s, Settle))
     timing = Timing(duration=steps + settles * settle_seconds + 1.0, **QUIET)
     return DesConfig(system=system, timing=timing,
-                     client_profile="sdk-python" if policy == "sdk" else "spec",
+                     client_profile=profile or ("sdk-python" if policy == "sdk" else "spec"),
                      policies=(policy,), replications=1, seed=0, baseline=policy)
 
 
 def run_scenario_des(scenario: Scenario, policy: str, step_seconds: float = 1.0,
-                     settle_seconds: float = 300.0, seed: int = 0) -> Tuple[World, DesConfig]:
+                     settle_seconds: float = 300.0, seed: int = 0,
+                     profile: Optional[str] = None) -> Tuple[World, DesConfig]:
     """One timed replication of the scenario under `policy`; returns the finished world."""
-    config = crosscheck_config(scenario, policy, settle_seconds)
+    config = crosscheck_config(scenario, policy, settle_seconds, profile)
     env = simpy.Environment()
     world = World(env, config, resolve_gate(policy), np.random.SeedSequence(seed),
                   state=initial_state(config.model_config()))

@@ -19,6 +19,7 @@ from model import (VIOLATIONS, Drain, GateError, apply, enabled_actions, finding
 from model.history import (Applied, BufferCompacted, ClientRestarted, Decided, Emitted, InstanceChanged,
                            Recreated)
 from model.policies import Gate, GateFunction
+from model.resume import owes
 from model.view import BELOW_FLOOR
 
 from .scope import BUDGET_NAMES, BUDGETED, Scope
@@ -58,6 +59,7 @@ class Finding:
     name: str
     detail: str
     actions: List            # the path from the initial state, last action included
+    source: int = 0          # fingerprint of the state the last action was taken in
 
 
 @dataclass
@@ -75,12 +77,19 @@ class Exploration:
     coverage: Counter = field(default_factory=Counter)
     gate_error: Optional[Finding] = None
     graph: object = None     # networkx.DiGraph when asked for
+    parents: Optional[Dict[int, Optional[tuple]]] = None  # kept with the graph
 
     def holds(self, name: str) -> bool:
         return name not in self.violations
 
     def vacuous(self) -> List[str]:
         return [name for name, seen in self.sometimes.items() if not seen]
+
+
+def waiting(state, config) -> bool:
+    """Some client holds a session (idle or open) and still lacks messages it was not told it
+    lost: it is waiting for them."""
+    return any(c.phase in ("idle", "open") and owes(config, c) for c in state.clients)
 
 
 def _path(parents: Dict[int, tuple], fp: int) -> List:
@@ -121,7 +130,8 @@ def explore(scope: Scope, policy: Union[str, GateFunction, Gate] = "strict",
     if graph:
         import networkx as nx
         result.graph = nx.DiGraph()
-        result.graph.add_node(fp0, depth=0)
+        result.graph.add_node(fp0, depth=0, waiting=False)
+        result.parents = parents
     while frontier:
         state, budget, fp, depth = frontier.popleft()
         result.depth = max(result.depth, depth)
@@ -148,19 +158,20 @@ def explore(scope: Scope, policy: Union[str, GateFunction, Gate] = "strict",
                         and "any_duplicate" not in result.violations:
                     result.violations["any_duplicate"] = Finding(
                         "any_duplicate", f"m{event.msg} applied again",
-                        _path(parents, fp) + [action])
+                        _path(parents, fp) + [action], fp)
                 for found in findings_of(event):
                     if found.name != "note" and found.name not in result.violations:
                         result.violations[found.name] = Finding(
-                            found.name, found.detail, _path(parents, fp) + [action])
+                            found.name, found.detail, _path(parents, fp) + [action], fp)
             new_fp = canon.fingerprint(new_state, spent)
             if graph:
-                result.graph.add_edge(fp, new_fp, action=repr(action))
+                result.graph.add_edge(fp, new_fp, action=type(action).__name__)
             if new_fp in parents:
                 continue
             parents[new_fp] = (fp, action)
             if graph:
                 result.graph.nodes[new_fp]["depth"] = depth + 1
+                result.graph.nodes[new_fp]["waiting"] = waiting(new_state, config)
             if max_states is not None and len(parents) > max_states:
                 result.complete = False
                 frontier.clear()
