@@ -16,6 +16,9 @@ class ConfigError(ModelError, ValueError):
         self.problem = problem
         super().__init__(f"config key {key!r}: {problem}")
 
+    def __reduce__(self):  # picklable, so an error in a worker process reaches the parent
+        return (type(self), (self.key, self.problem))
+
 
 class GateError(ModelError):
     """A resumption gate raised or returned something that is not a Decision."""
@@ -24,6 +27,9 @@ class GateError(ModelError):
         self.gate_name = gate_name
         self.problem = problem
         super().__init__(f"gate {gate_name!r}: {problem}")
+
+    def __reduce__(self):
+        return (type(self), (self.gate_name, self.problem))
 
 
 class ActionNotEnabled(ModelError):

@@ -188,3 +188,8 @@ def test_committed_des_results_match_a_fresh_replication(policy):
     old = next(r for r in committed if r["policy"] == policy and r["replication"] == 0)
     drop = lambda r: {k: v for k, v in r.items() if k != "cpu_seconds"}  # noqa: E731
     assert drop(fresh) == drop(old)
+
+
+def test_a_config_round_trips_through_its_dict():
+    config = load("system.lb=sticky", "client.profile=\"sdk-python\"", replications=3)
+    assert dc.from_mapping(config.as_dict()) == config

@@ -124,7 +124,10 @@ class DesConfig:
         return self.system.replace(on_404=self.profile.on_404, on_409=self.profile.on_409)
 
     def as_dict(self) -> dict:
-        return {"system": self.system.as_dict(), "timing": asdict(self.timing),
+        """The TOML layout (`from_mapping(c.as_dict()) == c`); the client's reactions to
+        404/409 come from client.profile, so they are not repeated under system."""
+        system = {k: v for k, v in self.system.as_dict().items() if k not in ("on_404", "on_409")}
+        return {"system": system, "timing": asdict(self.timing),
                 "client": {"profile": self.client_profile},
                 "run": {"policies": list(self.policies), "replications": self.replications,
                         "seed": self.seed, "baseline": self.baseline}}

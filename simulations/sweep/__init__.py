@@ -1,0 +1,1 @@
+"""Parameter sweeps: factorial grids of DES runs, resumable, on local processes or Dask."""

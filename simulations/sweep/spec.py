@@ -1,0 +1,122 @@
+"""Sweep specs (TOML): a base DES config, overrides, a factorial grid, policies, replications.
+
+    base = "../configs/rolling_restart.toml"    # relative to the spec file
+    policies = ["naive", "strict"]
+    replications = 5
+    seed = 7
+    [set]                                       # applied to every point
+    "timing.duration" = 1800
+    [grid]                                      # every combination is a point
+    "timing.restart_period" = [150, 300, 600]
+    "system.lb" = ["round_robin", "sticky"]
+
+Every point is validated before anything runs: an unknown key, an empty grid or a value of the
+wrong type is a `ConfigError` naming it. Every point uses the same replication seeds, so all
+policies (and all points) see the same arrivals, calls, drops and restarts.
+"""
+from __future__ import annotations
+
+import itertools
+import tomllib
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Dict, List, Tuple
+
+from model import POLICIES, ConfigError
+
+from ..des import config as des_config
+
+_KEYS = ("base", "policies", "replications", "seed", "set", "grid", "title")
+
+
+@dataclass(frozen=True)
+class Point:
+    """One combination of grid values, with the DES config it gives."""
+    values: Tuple[Tuple[str, Any], ...]
+    config: des_config.DesConfig
+
+    def label(self) -> str:
+        return ", ".join(f"{k}={v}" for k, v in self.values) or "base"
+
+
+@dataclass(frozen=True)
+class SweepSpec:
+    path: Path
+    title: str
+    base: Path
+    policies: Tuple[str, ...]
+    replications: int
+    seed: int
+    overrides: Tuple[Tuple[str, Any], ...]
+    grid: Tuple[Tuple[str, Tuple[Any, ...]], ...]
+    points: Tuple[Point, ...]
+
+    def as_dict(self) -> Dict[str, Any]:
+        return {"spec": str(self.path), "title": self.title, "base": str(self.base),
+                "policies": list(self.policies), "replications": self.replications,
+                "seed": self.seed, "set": dict(self.overrides),
+                "grid": {k: list(v) for k, v in self.grid}}
+
+
+def _toml_literal(value: Any) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, str):
+        return '"' + value.replace("\\", "\\\\").replace('"', '\\"') + '"'
+    return repr(value)
+
+
+def load(path: Path) -> SweepSpec:
+    """Read and validate a sweep spec; every grid point's config is built and checked."""
+    path = Path(path)
+    try:
+        data = tomllib.loads(path.read_text())
+    except FileNotFoundError:
+        raise ConfigError(str(path), "no such sweep spec") from None
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(str(path), f"not valid TOML ({exc})") from None
+    for key in data:
+        if key not in _KEYS:
+            raise ConfigError(key, f"unknown key in the sweep spec (known: {', '.join(_KEYS)})")
+    if "base" not in data or not isinstance(data["base"], str):
+        raise ConfigError("base", "the sweep spec needs base = \"path/to/config.toml\"")
+    base = (path.parent / data["base"]).resolve()
+    policies = data.get("policies", list(POLICIES))
+    if not isinstance(policies, list) or not policies or \
+            any(p not in POLICIES for p in policies):
+        raise ConfigError("policies", f"a non-empty list drawn from {', '.join(POLICIES)}")
+    for key in ("replications", "seed"):
+        value = data.get(key, 1)
+        if isinstance(value, bool) or not isinstance(value, int) or value < (key == "replications"):
+            raise ConfigError(key, f"expected an integer >= {int(key == 'replications')}, "
+                                   f"got {value!r}")
+    overrides = data.get("set", {})
+    grid = data.get("grid", {})
+    if not isinstance(overrides, dict) or not isinstance(grid, dict):
+        raise ConfigError("grid", "[set] and [grid] must be tables of \"section.key\" = value")
+    if not grid:
+        raise ConfigError("grid", "the grid is empty: name at least one key with a list of values")
+    for key, values in grid.items():
+        if not isinstance(values, list) or not values:
+            raise ConfigError(f"grid.{key}", "needs a non-empty list of values")
+    points = []
+    for combo in itertools.product(*grid.values()):
+        values = tuple(zip(grid.keys(), combo))
+        settings = [f"{k}={_toml_literal(v)}" for k, v in list(overrides.items()) + list(values)]
+        try:
+            config = des_config.load(base, settings, replications=data.get("replications", 1),
+                                     seed=data.get("seed", 1), policies=policies)
+        except ConfigError as exc:
+            where = ", ".join(f"{k}={v!r}" for k, v in values)
+            raise ConfigError(exc.key, f"{exc.problem} (grid point {where})") from None
+        points.append(Point(values, config))
+    return SweepSpec(path, data.get("title", path.stem), base, tuple(policies),
+                     data.get("replications", 1), data.get("seed", 1),
+                     tuple(overrides.items()), tuple((k, tuple(v)) for k, v in grid.items()),
+                     tuple(points))
+
+
+def tasks(spec: SweepSpec) -> List[Tuple[Point, str, int]]:
+    """Every (point, policy, replication) of the sweep, in a fixed order."""
+    return [(point, policy, r) for point in spec.points for r in range(spec.replications)
+            for policy in spec.policies]

@@ -1,0 +1,149 @@
+"""Sweeps: local and Dask runs agree, SIGKILL then resume equals an uninterrupted run, bad specs."""
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from simulations.cli import main
+from simulations.sweep.results import load_results
+
+ROOT = Path(__file__).resolve().parent.parent
+SMOKE = ROOT / "simulations/sweeps/smoke.toml"
+
+
+def sweep(spec, out, *extra, timeout=600):
+    return subprocess.run([sys.executable, "-m", "simulations", "sweep", str(spec), "--out",
+                           str(out), "--quiet", *extra], cwd=ROOT, capture_output=True,
+                          text=True, timeout=timeout)
+
+
+@pytest.fixture(scope="module")
+def local_run(tmp_path_factory):
+    out = tmp_path_factory.mktemp("local")
+    result = sweep(SMOKE, out, "--workers", "2")
+    assert result.returncode == 0, result.stderr
+    return out
+
+
+def test_a_sweep_writes_tidy_rows_and_a_manifest(local_run):
+    frame = load_results(local_run)
+    assert len(frame) == 2 * 2 * 2
+    assert set(frame["policy"]) == {"naive", "strict"}
+    assert sorted(frame["param.timing.restart_period"].unique()) == [120.0, 600.0]
+    assert (frame.loc[frame.policy == "strict", "violations.duplicate_delivery"] == 0).all()
+    manifest = frame.attrs["manifest"]
+    assert manifest["config"]["grid"] == {"timing.restart_period": [120.0, 600.0]}
+    assert {"commit", "dirty"} <= set(manifest["code"]) and manifest["timings"]["runs"] == 8
+    # common random numbers: the same arrivals for both policies at a point and replication
+    sessions = frame.groupby(["param.timing.restart_period", "replication"])["sessions"].nunique()
+    assert (sessions == 1).all()
+
+
+def test_a_rerun_skips_finished_runs(local_run, tmp_path):
+    result = sweep(SMOKE, local_run)
+    assert result.returncode == 0 and "0 run(s) now, 8 already done" in result.stdout
+
+
+def test_sigkill_mid_sweep_then_resume_equals_an_uninterrupted_run(local_run, tmp_path):
+    spec = tmp_path / "longer.toml"
+    spec.write_text(SMOKE.read_text().replace('"timing.duration" = 300.0',
+                                              '"timing.duration" = 900.0')
+                    .replace("replications = 2", "replications = 6")
+                    .replace('base = "../configs/', f'base = "{ROOT}/simulations/configs/'))
+    whole, broken = tmp_path / "whole", tmp_path / "broken"
+    assert sweep(spec, whole, "--workers", "2").returncode == 0
+    proc = subprocess.Popen([sys.executable, "-m", "simulations", "sweep", str(spec), "--out",
+                             str(broken), "--quiet", "--workers", "2"], cwd=ROOT,
+                            start_new_session=True)
+    deadline = time.time() + 120
+    while time.time() < deadline and len(list((broken / "runs").glob("*.json"))) < 5:
+        time.sleep(0.05)
+    os.killpg(proc.pid, signal.SIGKILL)
+    proc.wait(timeout=30)
+    done = len(list((broken / "runs").glob("*.json")))
+    assert 0 < done < 24, done
+    assert not (broken / "results.csv").exists()
+    for path in (broken / "runs").glob("*.json"):
+        json.loads(path.read_text())  # every run file left behind is complete
+    resumed = sweep(spec, broken, "--workers", "2")
+    assert resumed.returncode == 0 and f"{done} already done" in resumed.stdout
+    assert (broken / "results.csv").read_bytes() == (whole / "results.csv").read_bytes()
+
+
+def _free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@pytest.fixture
+def dask_cluster(tmp_path):
+    """A real scheduler and two workers on 127.0.0.1, stopped by pid afterwards."""
+    port = _free_port()
+    address = f"tcp://127.0.0.1:{port}"
+    dask = str(Path(sys.executable).parent / "dask")
+    procs = [subprocess.Popen([dask, "scheduler", "--host", "127.0.0.1", "--port", str(port),
+                               "--no-dashboard"], cwd=ROOT, stdout=subprocess.DEVNULL,
+                              stderr=subprocess.DEVNULL, start_new_session=True)]
+    for _ in range(2):
+        procs.append(subprocess.Popen([dask, "worker", address, "--nthreads", "1",
+                                       "--nworkers", "1", "--no-dashboard",
+                                       "--local-directory", str(tmp_path)], cwd=ROOT,
+                                      stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                                      start_new_session=True))
+    try:
+        from distributed import Client
+        with Client(address, timeout="60s") as client:
+            client.wait_for_workers(2, timeout=120)
+        yield address
+    finally:
+        for proc in procs:
+            try:
+                os.killpg(proc.pid, signal.SIGTERM)
+            except ProcessLookupError:
+                pass
+        for proc in procs:
+            try:
+                proc.wait(timeout=20)
+            except subprocess.TimeoutExpired:
+                os.killpg(proc.pid, signal.SIGKILL)
+
+
+def test_a_dask_cluster_gives_the_same_results_as_local_processes(dask_cluster, local_run,
+                                                                   tmp_path):
+    result = sweep(SMOKE, tmp_path / "dask", "--scheduler", dask_cluster)
+    assert result.returncode == 0, result.stderr
+    assert (tmp_path / "dask" / "results.csv").read_bytes() == \
+        (local_run / "results.csv").read_bytes()
+    assert json.loads((tmp_path / "dask" / "manifest.json").read_text())["timings"][
+        "scheduler"] == dask_cluster
+
+
+@pytest.mark.parametrize("body, message", [
+    ('base = "../configs/rolling_restart.toml"\n[grid]\n', "the grid is empty"),
+    ('base = "../configs/rolling_restart.toml"\n[grid]\n"timing.restart_perod" = [1.0]\n',
+     "'timing.restart_perod': unknown key"),
+    ('base = "../configs/rolling_restart.toml"\n[grid]\n"system.instances" = ["three"]\n',
+     "'system.instances': expected an integer"),
+    ('base = "../configs/rolling_restart.toml"\nreplications = 0\n[grid]\n'
+     '"timing.drop_rate" = [0.1]\n', "'replications': expected an integer >= 1"),
+    ('base = "../configs/rolling_restart.toml"\npolicies = ["fast"]\n[grid]\n'
+     '"timing.drop_rate" = [0.1]\n', "'policies'"),
+    ('bogus = 1\n', "'bogus': unknown key in the sweep spec"),
+])
+def test_bad_specs_are_one_line_exit_2_and_write_nothing(tmp_path, capsys, body, message):
+    spec = ROOT / "simulations/sweeps" / f"_bad_{os.getpid()}.toml"
+    spec.write_text(body)
+    try:
+        assert main(["sweep", str(spec), "--out", str(tmp_path / "out"), "--quiet"]) == 2
+    finally:
+        spec.unlink()
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and message in err[0], err
+    assert not (tmp_path / "out").exists()
