@@ -28,6 +28,23 @@ from typing import Dict, Iterable, List, NamedTuple, Optional, Tuple
 from .history import (Applied, ClientDeparted, ClientFailed, Decided, Dropped, GapAccepted,
                       Initialized)
 
+#: upper edges (seconds) of the duration histograms kept instead of lists of durations
+DURATION_EDGES = (0.5, 1.0, 2.0, 5.0, 10.0, 20.0, 30.0, 60.0, 120.0, 300.0, 600.0, 1800.0,
+                  3600.0, float("inf"))
+
+
+def duration_bin(seconds: float) -> str:
+    """The histogram bin of a duration: "le_<upper edge>" (the last one is "le_inf")."""
+    for edge in DURATION_EDGES:
+        if seconds <= edge:
+            return f"le_{edge:g}"
+    return "le_inf"
+
+
+def empty_histogram() -> Dict[str, int]:
+    return {f"le_{edge:g}": 0 for edge in DURATION_EDGES}
+
+
 VIOLATIONS = ("duplicate_delivery", "duplicate_side_effect", "silent_loss",
               "cross_session_delivery", "stall", "needless_reinit")
 SERVER_CAUSES = ("cross_generation", "restart_from_head", "foreign_cursor")
@@ -64,6 +81,7 @@ class Report:
     dedupe_drops: int = 0
     applied: int = 0
     stall_seconds: float = 0.0       # total duration of stall episodes
+    stall_histogram: Dict[str, int] = field(default_factory=lambda: empty_histogram())
     stall_seconds_max: float = 0.0
     stall_episodes_ended: int = 0
 
@@ -86,6 +104,7 @@ class Report:
             "applied": self.applied,
             "stall_seconds": self.stall_seconds,
             "stall_seconds_max": self.stall_seconds_max,
+            "stall_histogram": dict(self.stall_histogram),
         }
 
 
@@ -198,6 +217,7 @@ class PropertyMonitor:
         r = self.report
         r.stall_seconds += seconds
         r.stall_seconds_max = max(r.stall_seconds_max, seconds)
+        r.stall_histogram[duration_bin(seconds)] += 1
         r.stall_episodes_ended += 1
 
     def finish(self, end_time: Optional[float] = None) -> Report:

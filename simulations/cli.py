@@ -9,7 +9,7 @@ import argparse
 import sys
 from typing import List, Optional
 
-from . import cli_bench, cli_explore, cli_run, cli_scenario, cli_sweep
+from . import cli_bench, cli_explore, cli_figures, cli_run, cli_scenario, cli_sweep
 
 
 class UsageError(Exception):
@@ -33,6 +33,7 @@ def build_parser() -> argparse.ArgumentParser:
     cli_run.add_parser(verbs)
     cli_explore.add_parser(verbs)
     cli_sweep.add_parser(verbs)
+    cli_figures.add_parser(verbs)
     cli_bench.add_parser(verbs)
     return parser
 

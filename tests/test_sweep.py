@@ -147,3 +147,34 @@ def test_bad_specs_are_one_line_exit_2_and_write_nothing(tmp_path, capsys, body,
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and message in err[0], err
     assert not (tmp_path / "out").exists()
+
+
+def test_figures_plot_exactly_the_aggregated_rows(local_run):
+    from simulations.figures import make_figures
+    made = make_figures(local_run)
+    frame = load_results(local_run)
+    rates = made["data"]["rates"]["timing.restart_period"]
+    for name in ("duplicate_delivery", "stall"):
+        for policy, points in rates[name].items():
+            for point in points:
+                rows = frame[(frame.policy == policy) &
+                             (frame["param.timing.restart_period"] == point["x"])]
+                assert point["k"] == rows[f"sessions_affected.{name}"].sum()
+                assert point["n"] == rows["sessions"].sum()
+                assert point["lo"] <= point["p"] <= point["hi"]
+    cdf = made["data"]["cdf"]["recovery_histogram"]
+    for policy, c in cdf.items():
+        columns = [col for col in frame.columns if col.startswith("recovery_histogram.")]
+        assert c["n"] == frame.loc[frame.policy == policy, columns].to_numpy().sum()
+        if c["n"]:
+            assert c["cdf"][-1] == pytest.approx(1.0)
+            assert c["cdf"] == sorted(c["cdf"])
+    names = {Path(p).name for p in made["files"]}
+    assert {"rates_by_timing_restart_period.png", "rates_by_timing_restart_period.svg",
+            "stall_cdf.png", "recovery_cdf.svg"} <= names
+    assert made["data"]["manifest_sha256"] in (local_run / "figures" / "stall_cdf.svg").read_text()
+
+
+def test_figures_of_a_folder_without_results_is_a_usage_error(tmp_path, capsys):
+    assert main(["figures", str(tmp_path)]) == 2
+    assert "results.csv is missing" in capsys.readouterr().err

@@ -101,8 +101,7 @@ class ClientProcess:
                 self.attempts = 0
                 self.last_data = w.env.now
                 if self.broken_at is not None:
-                    w.recoveries += 1
-                    w.recovery_seconds += w.env.now - self.broken_at
+                    w.recovered(w.env.now - self.broken_at)
                     self.broken_at = None
                 self.unpersisted += 1
         if self.unpersisted >= w.timing.persist_every and self._client().token is not None:

@@ -18,6 +18,7 @@ import numpy as np
 import simpy
 
 from model import PropertyMonitor, State, initial_state
+from model.properties import duration_bin, empty_histogram
 from model import apply as transition
 from model.history import (ClientArrived, ClientDeparted, Decided, Emitted, Initialized,
                            Recreated, SessionEvicted, StreamClosed)
@@ -77,6 +78,7 @@ class World:
         self.start_worker: Callable[[int], None] = lambda token: None
         self.recoveries = 0
         self.recovery_seconds = 0.0
+        self.recovery_histogram = empty_histogram()
 
     # -- the one way to change the state ------------------------------------------------------
     def apply(self, action) -> List:
@@ -136,6 +138,12 @@ class World:
         if len(choices) == 1:
             return choices[0]
         return int(choices[self.streams.rng("lb").integers(len(choices))])
+
+    def recovered(self, seconds: float) -> None:
+        """A client got data again `seconds` after its stream broke."""
+        self.recoveries += 1
+        self.recovery_seconds += seconds
+        self.recovery_histogram[duration_bin(seconds)] += 1
 
     def finish(self) -> None:
         """Close the books at the end of the replication (clients still present count too)."""
