@@ -1,5 +1,6 @@
 # Two commands on a fresh machine with Python 3.11 (no conda needed):
-#   make run   - create .venv, install, run the headline comparison, write results/
+#   make run   - create .venv, install, print the incident matrix and a small version of the
+#                headline comparison (results/quick, with figures)
 #   make test  - create .venv, install, run every test
 #   make results - regenerate every committed result under results/
 PYTHON ?= python3
@@ -16,11 +17,19 @@ $(STAMP): pyproject.toml
 
 run: $(STAMP)
 	$(BIN)/python -m simulations scenario --all --out results/incidents
+	$(BIN)/python -m simulations sweep simulations/sweeps/quick.toml --out results/quick --workers 2
+	$(BIN)/python -m simulations figures results/quick
 
 results: $(STAMP)
+	rm -rf results/sweeps
 	$(BIN)/python -m simulations scenario --all --out results/incidents
 	$(BIN)/python -m simulations run simulations/configs/rolling_restart.toml \
 		--out results/runs/rolling_restart
+	for s in restart_frequency buffer_capacity; do \
+		$(BIN)/python -m simulations sweep simulations/sweeps/$$s.toml --out results/sweeps/$$s \
+			--workers 2 --quiet && \
+		$(BIN)/python -m simulations figures results/sweeps/$$s || exit 1; \
+	done
 
 test: $(STAMP)
 	$(BIN)/python -m pytest

@@ -64,3 +64,66 @@ def explore_default(policy: str = "strict") -> Dict[str, object]:
             "transitions": result.transitions, "depth": result.depth, "cpu_seconds": cpu,
             "distinct_states_per_s": result.states / cpu,
             "transitions_per_s": result.transitions / cpu}
+
+
+SWEEP_BENCH = """title = "bench"
+base = "{base}"
+policies = ["naive", "range", "generation", "provenance", "strict", "sdk"]
+replications = 4
+seed = 5
+[set]
+"timing.duration" = 1800.0
+[grid]
+"timing.restart_period" = [300.0]
+"""
+
+
+def sweep(workers: tuple = (1, 2), repeats: int = 3) -> Dict[str, object]:
+    """Runs per second of the same 24-run sweep on 1 and on 2 local worker processes (best of
+    `repeats`, alternating), and the parallel efficiency (speed-up / workers)."""
+    import tempfile
+
+    from .sweep import spec as sweep_spec
+    from .sweep.execute import run_sweep
+    figures: Dict[str, object] = {}
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "bench.toml"
+        path.write_text(SWEEP_BENCH.format(base=DEFAULT_CONFIG))
+        spec = sweep_spec.load(path)
+        for attempt in range(repeats):  # best of `repeats`: this machine's speed varies
+            for n in workers:
+                timing = run_sweep(spec, Path(tmp) / f"w{n}-{attempt}", workers=n,
+                                   progress=False)
+                rate = timing["runs"] / timing["wall_seconds"]
+                key = f"runs_per_s_{n}_workers"
+                figures[key] = max(figures.get(key, 0.0), rate)
+                figures["runs"] = timing["runs"]
+    first, last = workers[0], workers[-1]
+    speedup = figures[f"runs_per_s_{last}_workers"] / figures[f"runs_per_s_{first}_workers"]
+    figures["speedup"] = speedup
+    figures["parallel_efficiency"] = speedup / (last / first)
+    figures["machine_ceiling"] = max(machine_ceiling() for _ in range(repeats))
+    figures["efficiency_vs_ceiling"] = figures["parallel_efficiency"] / figures["machine_ceiling"]
+    return figures
+
+
+def _busy(n: int) -> int:
+    total = 0
+    for i in range(n):
+        total = (total + i * i) % 1_000_003
+    return total
+
+
+def machine_ceiling(n: int = 4_000_000) -> float:
+    """Parallel efficiency of two independent pure-Python CPU loops on this machine: what two
+    workers can reach at best when both cores are busy (shared caches, SMT, clocks)."""
+    from concurrent.futures import ProcessPoolExecutor
+    with ProcessPoolExecutor(2) as pool:
+        list(pool.map(_busy, [1000, 1000]))  # start the workers before timing
+        start = time.perf_counter()
+        pool.submit(_busy, n).result()
+        one = time.perf_counter() - start
+        start = time.perf_counter()
+        list(pool.map(_busy, [n, n]))
+        two = time.perf_counter() - start
+    return one / two

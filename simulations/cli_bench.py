@@ -7,7 +7,8 @@ import json
 from . import bench
 
 TARGETS = {"des": "model transitions per CPU second in the DES engine vs bare SimPy timeouts",
-           "explore": "distinct states per CPU second of the explorer on the default scope"}
+           "explore": "distinct states per CPU second of the explorer on the default scope",
+           "sweep": "sweep runs per second with 1 and 2 local workers, parallel efficiency"}
 
 
 def add_parser(verbs) -> None:
@@ -28,6 +29,15 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError(f"unknown benchmark {args.target!r}; valid: {', '.join(TARGETS)}")
     if args.duration <= 0:
         raise UsageError("--duration must be > 0")
+    if args.target == "sweep":
+        result = bench.sweep()
+        if args.json:
+            print(json.dumps(result, sort_keys=True))
+        else:
+            print(f"sweep ({result['runs']} runs): {result['runs_per_s_1_workers']:.2f} runs/s "
+                  f"on 1 worker, {result['runs_per_s_2_workers']:.2f} on 2; efficiency "
+                  f"{result['parallel_efficiency']:.2f}")
+        return 0
     if args.target == "explore":
         result = bench.explore_default(args.policy)
         if args.json:

@@ -78,4 +78,4 @@ def test_bench_des_prints_the_figures_and_their_ratio(capsys):
 
 def test_unknown_benchmark_is_a_usage_error(capsys):
     assert main(["bench", "nothing"]) == 2
-    assert "unknown benchmark 'nothing'; valid: des, explore" in capsys.readouterr().err
+    assert "unknown benchmark 'nothing'; valid: des, explore, sweep" in capsys.readouterr().err
