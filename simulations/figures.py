@@ -112,7 +112,8 @@ def make_figures(folder: Path) -> Dict[str, object]:
     if len(params) >= 2:
         files += _heatmaps(frame, params[:2], title, digest, out, data)
     for prefix, xlabel in (("stall_histogram", "stall duration (s)"),
-                           ("recovery_histogram", "time to recover after a broken stream (s)")):
+                           ("recovery_histogram", "time to recover (s), from a broken stream "
+                                                  "to the next data")):
         cdfs = histogram_cdf(frame, prefix)
         data["cdf"][prefix] = cdfs
         fig, ax = plt.subplots(figsize=(6.5, 4.2))
@@ -143,10 +144,14 @@ def _heatmaps(frame, params, title, digest, out, data) -> List[str]:
     a, b = params
     for name in RATES:
         policies = list(dict.fromkeys(frame["policy"]))
-        fig, axes = plt.subplots(1, len(policies), figsize=(3.4 * len(policies) + 1.5, 3.8),
+        cols = min(3, len(policies))
+        nrows = -(-len(policies) // cols)
+        fig, axes = plt.subplots(nrows, cols, figsize=(3.6 * cols + 1.5, 3.3 * nrows + 0.6),
                                  squeeze=False, layout="constrained")
+        for ax in axes.flat[len(policies):]:
+            ax.axis("off")
         grid = {}
-        for ax, policy in zip(axes[0], policies):
+        for ax, policy in zip(axes.flat, policies):
             rows = frame[frame.policy == policy]
             table = rows.groupby([a, b])[[f"sessions_affected.{name}", "sessions"]].sum()
             share = (table[f"sessions_affected.{name}"] / table["sessions"]).unstack(b)
@@ -160,8 +165,9 @@ def _heatmaps(frame, params, title, digest, out, data) -> List[str]:
             ax.set_yticks(range(len(share.index)), [str(v) for v in share.index], fontsize=7)
             ax.set_title(policy, fontsize=9)
             ax.set_xlabel(b[len("param."):], fontsize=8)
-        axes[0][0].set_ylabel(a[len("param."):], fontsize=8)
-        fig.colorbar(image, ax=axes[0].tolist(), label=RATES[name])
+        for row in axes:
+            row[0].set_ylabel(a[len("param."):], fontsize=8)
+        fig.colorbar(image, ax=axes.ravel().tolist(), label=RATES[name])
         fig.suptitle(f"{title}: {RATES[name]}")
         fig.get_layout_engine().set(rect=(0, 0.05, 1, 0.95))
         _caption(fig, title, digest, "sessions pooled over replications")
