@@ -32,7 +32,7 @@ results: $(STAMP)
 	done
 
 test: $(STAMP)
-	$(BIN)/python -m pytest
+	$(BIN)/python -m pytest --nbmake tests notebooks
 
 clean:
 	rm -rf $(VENV) .pytest_cache .hypothesis
