@@ -28,8 +28,10 @@ results: $(STAMP)
 	for s in restart_frequency buffer_capacity; do \
 		$(BIN)/python -m simulations sweep simulations/sweeps/$$s.toml --out results/sweeps/$$s \
 			--workers 2 --quiet && \
-		$(BIN)/python -m simulations figures results/sweeps/$$s || exit 1; \
+		$(BIN)/python -m simulations figures results/sweeps/$$s && \
+		$(BIN)/python -m simulations report results/sweeps/$$s || exit 1; \
 	done
+	$(BIN)/python -m simulations report results/runs/rolling_restart
 
 test: $(STAMP)
 	$(BIN)/python -m pytest --nbmake tests notebooks
