@@ -134,6 +134,13 @@ def work_start(config: SystemConfig, client) -> int:
     return config.messages_per_session
 
 
+def emit_possible(state: State, config: SystemConfig, token: int) -> bool:
+    """Some instance runs session `token` at its current generation and has work left."""
+    h = holder(state, config, token)
+    return h is not None and \
+        tget(state.instances[h].sessions, token).next_msg < config.messages_per_session
+
+
 def live_tokens(state: State, config: SystemConfig) -> List[int]:
     """Sessions live in a registry (shared) or in some process (local store), sorted."""
     if config.store == "shared":
@@ -178,11 +185,8 @@ def enabled_actions(state: State, config: SystemConfig) -> List["Action"]:
                         and donor.cursor.truth is not None \
                         and donor.cursor.truth.token != client.token:
                     out.append(ForeignCursor(c, d))
-    for token in live_tokens(state, config):
-        h = holder(state, config, token)
-        if h is not None and tget(state.instances[h].sessions, token).next_msg < \
-                config.messages_per_session:
-            out.append(Emit(token))
+    out.extend(Emit(token) for token in live_tokens(state, config)
+               if emit_possible(state, config, token))
     for i, inst in enumerate(state.instances):
         if inst.status == "up":
             out.append(Drain(i))

@@ -15,7 +15,7 @@ from .lb import advance
 from .observe import build_view, lookup
 from .policies import Gate, decide
 from .protocol import Code, Decision, Effect, ResumeRequest
-from .actions import work_start
+from .actions import emit_possible, work_start
 from .buffers import PRIMING, record_event
 from .event_ids import order_key
 from .state import (Buffer, Client, Cursor, Item, LiveSession, SessionRecord, State, Stream,
@@ -70,9 +70,7 @@ def owes(config: SystemConfig, client: Client) -> bool:
 
 def can_emit(state: State, config: SystemConfig, instance: int, token: int) -> bool:
     """`instance` runs session `token` at its current generation and has work left to emit."""
-    h = holder(state, config, token)
-    return h == instance and \
-        tget(state.instances[h].sessions, token).next_msg < config.messages_per_session
+    return holder(state, config, token) == instance and emit_possible(state, config, token)
 
 
 def stream_is_dead(state: State, config: SystemConfig, c: int) -> bool:

@@ -23,37 +23,30 @@ def add_parser(verbs) -> None:
     p.set_defaults(handler=run)
 
 
+def _text(target: str, r: dict) -> str:
+    if target == "sweep":
+        return (f"sweep ({r['runs']} runs): {r['runs_per_s_1_workers']:.2f} runs/s on 1 "
+                f"worker, {r['runs_per_s_2_workers']:.2f} on 2; efficiency "
+                f"{r['parallel_efficiency']:.2f} (this machine's two-process ceiling "
+                f"{r['machine_ceiling']:.2f})")
+    if target == "explore":
+        return (f"explore (default scope, {r['policy']}): {r['states']:,} states, "
+                f"{r['transitions']:,} transitions in {r['cpu_seconds']:.2f} CPU s = "
+                f"{r['distinct_states_per_s']:,.0f} distinct states/s")
+    return (f"DES ({r['config']}, {r['policy']}, {r['simulated_seconds']:g} simulated s): "
+            f"{r['transitions']} transitions in {r['cpu_seconds']:.2f} CPU s = "
+            f"{r['transitions_per_cpu_s']:,.0f}/s; bare SimPy {r['timeouts_per_cpu_s']:,.0f} "
+            f"timeouts/s; ratio {r['ratio']:.3f}")
+
+
 def run(args: argparse.Namespace) -> int:
     from .cli import UsageError
     if args.target not in TARGETS:
         raise UsageError(f"unknown benchmark {args.target!r}; valid: {', '.join(TARGETS)}")
     if args.duration <= 0:
         raise UsageError("--duration must be > 0")
-    if args.target == "sweep":
-        result = bench.sweep()
-        if args.json:
-            print(json.dumps(result, sort_keys=True))
-        else:
-            print(f"sweep ({result['runs']} runs): {result['runs_per_s_1_workers']:.2f} runs/s "
-                  f"on 1 worker, {result['runs_per_s_2_workers']:.2f} on 2; efficiency "
-                  f"{result['parallel_efficiency']:.2f}")
-        return 0
-    if args.target == "explore":
-        result = bench.explore_default(args.policy)
-        if args.json:
-            print(json.dumps(result, sort_keys=True))
-        else:
-            print(f"explore (default scope, {result['policy']}): {result['states']:,} states, "
-                  f"{result['transitions']:,} transitions in {result['cpu_seconds']:.2f} CPU s"
-                  f" = {result['distinct_states_per_s']:,.0f} distinct states/s")
-        return 0
-    result = bench.des(args.policy, args.duration)
-    if args.json:
-        print(json.dumps(result, sort_keys=True))
-    else:
-        print(f"DES ({result['config']}, {result['policy']}, {result['simulated_seconds']:g} "
-              f"simulated s): {result['transitions']} transitions in "
-              f"{result['cpu_seconds']:.2f} CPU s = {result['transitions_per_cpu_s']:,.0f}/s")
-        print(f"bare SimPy: {result['timeouts_per_cpu_s']:,.0f} timeouts/s; "
-              f"ratio {result['ratio']:.3f}")
+    result = {"des": lambda: bench.des(args.policy, args.duration),
+              "explore": lambda: bench.explore_default(args.policy),
+              "sweep": bench.sweep}[args.target]()
+    print(json.dumps(result, sort_keys=True) if args.json else _text(args.target, result))
     return 0

@@ -9,8 +9,8 @@ from typing import Optional
 
 from model import (Arrive, ClientRestart, Deliver, Depart, Disconnect, Drain, Emit, IdleTimeout,
                    Init, Persist, Reconnect, Start, Stop)
-from model.actions import live_tokens
-from model.state import holder, tget
+from model.actions import emit_possible, live_tokens
+from model.state import tget
 
 from .world import World
 
@@ -151,9 +151,7 @@ class SessionWorker:
         rng = w.streams.rng("work", owner if owner is not None else 0)
         while True:
             yield w.env.timeout(rng.exponential(w.timing.event_interval))
-            h = holder(w.state, w.system, self.token)
-            if h is None or tget(w.state.instances[h].sessions, self.token).next_msg >= \
-                    w.system.messages_per_session:
+            if not emit_possible(w.state, w.system, self.token):
                 break
             w.apply(Emit(self.token))
         w.workers.discard(self.token)
