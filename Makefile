@@ -16,7 +16,7 @@ $(STAMP): pyproject.toml
 	touch $(STAMP)
 
 run: $(STAMP)
-	$(BIN)/python -m simulations scenario --all --out results/incidents
+	$(BIN)/python -m simulations scenario --all --out results/quick/incidents
 	$(BIN)/python -m simulations sweep simulations/sweeps/quick.toml --out results/quick --workers 2
 	$(BIN)/python -m simulations figures results/quick
 
