@@ -35,7 +35,7 @@ def record_event(state: State, config: SystemConfig, instance: int, token: int,
     seq, serial = live.seq + 1, state.serial + 1
     counter = (state.counter if config.buffer == "shared" else inst.counter) + 1
     wire = event_ids.mint(config.event_ids, token, live.generation, seq, counter, serial)
-    entry = Entry(wire, Truth(live.client, msg, token, live.generation, serial))
+    entry = Entry(wire, Truth(msg, token, live.generation, serial))
     buffer, dropped = append(buffer_of(state, config, instance, token) or Buffer(), entry,
                              config.buffer_capacity)
     live = LiveSession(live.client, live.work_start, live.generation,

@@ -11,7 +11,7 @@ from typing import Tuple
 from .config import SystemConfig
 from .history import (Applied, ClientArrived, ClientDeparted, ClientRestarted, CursorPersisted,
                       CursorReplaced, Dropped, StreamClosed)
-from .state import Client, Cursor, State, replace_at, tget, tset
+from .state import Client, Cursor, State, owner_of, replace_at, tget, tset
 
 
 def _set(state: State, c: int, client: Client) -> State:
@@ -27,10 +27,11 @@ def deliver(state: State, config: SystemConfig, c: int) -> Tuple[State, list]:
     stream = client.stream._replace(frames=client.stream.frames + 1)
     client = client._replace(inflight=rest, stream=stream, cursor=Cursor(item.wire, truth),
                              seen=client.seen | {item.wire} if config.client_dedupe else client.seen)
-    own = truth.client == who
+    owner = owner_of(state, truth.token)
+    own = owner == who
     first = tget(client.applied, truth.msg) if own else None
     if config.client_dedupe and item.wire in state.clients[c].seen:
-        return _set(state, c, client), [Dropped(who, item.wire, truth.client, truth.msg,
+        return _set(state, c, client), [Dropped(who, item.wire, owner, truth.msg,
                                                 own and first is None)]
     holes: Tuple[int, ...] = ()
     if own:
@@ -39,7 +40,7 @@ def deliver(state: State, config: SystemConfig, c: int) -> Tuple[State, list]:
         applied = client.applied if first is not None else \
             tset(client.applied, truth.msg, (truth.token, truth.generation))
         client = client._replace(applied=applied, missed=client.missed | set(holes))
-    event = Applied(who, item.wire, truth.client, truth.msg, config.has_side_effect(truth.msg),
+    event = Applied(who, item.wire, owner, truth.msg, config.has_side_effect(truth.msg),
                     truth.token, truth.generation, item.via,
                     first[0] if first else None, first[1] if first else None,
                     stream.kind, stream.client_gen, stream.serving_gen, stream.cursor_foreign,

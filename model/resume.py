@@ -19,7 +19,8 @@ from .actions import emit_possible, work_start
 from .buffers import PRIMING, record_event
 from .event_ids import order_key
 from .state import (Buffer, Client, Cursor, Item, LiveSession, SessionRecord, State, Stream,
-                    buffer_of, holder, replace_at, tget, tset, visible_buffers)
+                    buffer_of, holder, owner_of, replace_at, tget, tset,
+                    visible_buffers)
 
 
 def _ensure_buffer(state: State, config: SystemConfig, instance: int, token: int) -> State:
@@ -43,7 +44,8 @@ def initialize(state: State, config: SystemConfig, c: int, instance: int) -> Tup
     """A new session on `instance` running the client's unfinished calls; its stream opens."""
     client = state.clients[c]
     token, start = state.next_token, work_start(config, client)
-    state = advance(state, config, token, instance, True)._replace(next_token=token + 1)
+    state = advance(state, config, token, instance, True)._replace(
+        next_token=token + 1, owners=tset(state.owners, token, client.ident))
     if config.store == "shared":
         state = state._replace(registry=tset(state.registry, token, SessionRecord(client.ident, start, 1)))
     live = LiveSession(client.ident, start, 1, start, 0)
@@ -129,11 +131,12 @@ def _replayed(state: State, config: SystemConfig, instance: int, token: int,
                  if order_key(config.event_ids, e.wire) > key)
 
 
-def tell_gap(client: Client, resume_from, floor) -> Tuple[Client, GapAccepted]:
+def tell_gap(state: State, client: Client, resume_from,
+             floor) -> Tuple[Client, GapAccepted]:
     """The client learns that everything up to the floor entry is gone: its own messages up to
     the floor's that it never applied are lost with notice (ground truth decides which)."""
     told: Tuple[int, ...] = ()
-    if floor is not None and floor.truth.client == client.ident:
+    if floor is not None and owner_of(state, floor.truth.token) == client.ident:
         done = {k for k, _ in client.applied}
         told = tuple(m for m in range(floor.truth.msg + 1)
                      if m not in done and m not in client.missed)
@@ -159,7 +162,7 @@ def _admit(state: State, config: SystemConfig, c: int, instance: int,
     if decision.effect is Effect.GAP:  # the leading gap event names the floor
         buffer = buffer_of(state, config, instance, token)
         floor = buffer.floor if buffer is not None else None
-        client, event = tell_gap(client, floor.wire if floor else None, floor)
+        client, event = tell_gap(state, client, floor.wire if floor else None, floor)
         told.append(event)
     closes = decision.effect is Effect.EMPTY_CLOSE
     dead = not items and (closes or not can_emit(state, config, instance, token)) \
@@ -220,7 +223,7 @@ def _react(state: State, config: SystemConfig, c: int, instance: int,
         buffer = buffer_of(state, config, instance, token)
         floor = buffer.floor if buffer is not None and buffer.floor is not None \
             and buffer.floor.wire == resume else None
-        client, event = tell_gap(client, resume, floor)
+        client, event = tell_gap(state, client, resume, floor)
         cursor = Cursor(resume, floor.truth if floor is not None else None)
         return client._replace(phase="idle", cursor=cursor), [event]
     reaction = config.on_404 if decision.status == 404 else \

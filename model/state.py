@@ -41,10 +41,10 @@ def tdel(pairs: Pairs, key: Any) -> Pairs:
 
 
 class Truth(NamedTuple):
-    """Ground-truth identity of an emitted event; the wire does not carry it."""
+    """Ground-truth identity of an emitted event; the wire does not carry it. Whose work the
+    message is follows from its session (`owner_of(state, token)`)."""
 
-    client: int      # ident of the client whose work the message belongs to
-    msg: int         # index of the message in that client's work
+    msg: int         # index of the message in its session owner's work
     token: int       # session it was emitted on
     generation: int  # generation of that session's state at emission
     serial: int      # unique over the run, in emission order
@@ -145,6 +145,7 @@ class State(NamedTuple):
     rr: int = 0                  # round-robin pointer of the load balancer
     affinity: Pairs = ()         # token -> instance, learned by a sticky LB
     next_ident: int = 0          # identity of the next client to arrive
+    owners: Pairs = ()           # token -> ident of the client that initialized it (ground truth)
 
 
 def initial_state(config: SystemConfig) -> State:
@@ -154,6 +155,11 @@ def initial_state(config: SystemConfig) -> State:
         instances=tuple(Instance("up", 1) for _ in range(config.instances)),
         next_ident=config.clients,
     )
+
+
+def owner_of(state: State, token: int) -> Optional[int]:
+    """The client (ident) whose session `token` is; None once forgotten."""
+    return tget(state.owners, token)
 
 
 def replace_at(items: Tuple[Any, ...], index: int, value: Any) -> Tuple[Any, ...]:

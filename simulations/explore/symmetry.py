@@ -1,7 +1,7 @@
 """Canonical fingerprints with symmetry reduction over interchangeable clients and instances.
 
-A fingerprint is the smallest hash of the state under every renaming of clients (idents,
-slots, every ground-truth reference) and, where the load balancer treats instances alike
+A fingerprint is the smallest hash of the state under every renaming of clients (slots,
+idents, session owners) and, where the load balancer treats instances alike
 (`random`, `least_connections`), every renaming of instances. Two states that differ only by
 such a renaming get the same fingerprint, so the explorer visits one of them. Like TLC, a
 fingerprint is a 64-bit hash: distinct states colliding is possible in principle and
@@ -13,43 +13,22 @@ from itertools import permutations
 from typing import List, Sequence, Tuple
 
 from model import SystemConfig
-from model.state import (Buffer, Client, Cursor, Entry, Instance, Item, LiveSession,
-                         SessionRecord, State, Stream, Truth)
+from model.state import Client, Instance, State
 
 SYMMETRIC_LBS = ("random", "least_connections")
 
 
-def _truth(t: Truth, cmap: Sequence[int]) -> Truth:
-    return Truth(cmap[t.client], t.msg, t.token, t.generation, t.serial)
-
-
-def _cursor(cursor, cmap):
-    if cursor is None or cursor.truth is None:
-        return cursor
-    return Cursor(cursor.wire, _truth(cursor.truth, cmap))
-
-
-def _buffer(b: Buffer, cmap) -> Buffer:
-    return Buffer(tuple(Entry(e.wire, _truth(e.truth, cmap)) for e in b.entries),
-                  Entry(b.floor.wire, _truth(b.floor.truth, cmap)) if b.floor else None)
-
-
 def _client(c: Client, cmap, imap) -> Client:
-    persisted = c.persisted
-    if persisted is not None:
-        persisted = (persisted[0], _cursor(persisted[1], cmap))
     stream = c.stream
     if stream is not None:
         stream = stream._replace(instance=imap[stream.instance])
-    return c._replace(ident=cmap[c.ident], cursor=_cursor(c.cursor, cmap), persisted=persisted,
-                      stream=stream, inflight=tuple(Item(i.wire, _truth(i.truth, cmap), i.via)
-                                                    for i in c.inflight))
+    return c._replace(ident=cmap[c.ident], stream=stream)
 
 
 def _instance(inst: Instance, cmap) -> Instance:
     return Instance(inst.status, inst.incarnation,
                     tuple((t, s._replace(client=cmap[s.client])) for t, s in inst.sessions),
-                    tuple((t, _buffer(b, cmap)) for t, b in inst.buffers), inst.counter)
+                    inst.buffers, inst.counter)
 
 
 def rename(state: State, cmap: Sequence[int], imap: Sequence[int]) -> State:
@@ -63,7 +42,7 @@ def rename(state: State, cmap: Sequence[int], imap: Sequence[int]) -> State:
     return state._replace(
         clients=tuple(clients), instances=tuple(instances),
         registry=tuple((t, r._replace(client=cmap[r.client])) for t, r in state.registry),
-        buffers=tuple((t, _buffer(b, cmap)) for t, b in state.buffers),
+        owners=tuple((t, cmap[c]) for t, c in state.owners),
         affinity=tuple((t, imap[i]) for t, i in state.affinity))
 
 
