@@ -13,22 +13,32 @@ from itertools import permutations
 from typing import List, Sequence, Tuple
 
 from model import SystemConfig
-from model.state import Client, Instance, State
+from model.state import Client, Instance, LiveSession, SessionRecord, State, Stream
 
 SYMMETRIC_LBS = ("random", "least_connections")
 
 
+# Renaming runs for every successor of every state, so it builds tuples directly
+# (tuple.__new__) rather than through NamedTuple._replace; the field positions it relies on are
+# checked by _FIELDS_AT below when the module loads.
+_new = tuple.__new__
+_FIELDS_AT = {(Client, "ident"): -1, (Client, "stream"): 4, (Stream, "instance"): 0,
+              (LiveSession, "client"): 0,
+              (SessionRecord, "client"): 0}
+for (_kind, _name), _index in _FIELDS_AT.items():
+    assert _kind._fields[_index] == _name, (_kind, _name)
+
+
 def _client(c: Client, cmap, imap) -> Client:
-    stream = c.stream
+    stream = c[4]  # Client.stream
     if stream is not None:
-        stream = stream._replace(instance=imap[stream.instance])
-    return c._replace(ident=cmap[c.ident], stream=stream)
+        stream = _new(Stream, (imap[stream[0]],) + stream[1:])
+    return _new(Client, c[:4] + (stream,) + c[5:-1] + (cmap[c[-1]],))
 
 
 def _instance(inst: Instance, cmap) -> Instance:
-    return Instance(inst.status, inst.incarnation,
-                    tuple((t, s._replace(client=cmap[s.client])) for t, s in inst.sessions),
-                    inst.buffers, inst.counter)
+    sessions = tuple((t, _new(LiveSession, (cmap[s[0]],) + s[1:])) for t, s in inst.sessions)
+    return _new(Instance, (inst[0], inst[1], sessions) + inst[3:])
 
 
 def rename(state: State, cmap: Sequence[int], imap: Sequence[int]) -> State:
@@ -41,7 +51,8 @@ def rename(state: State, cmap: Sequence[int], imap: Sequence[int]) -> State:
         instances[imap[i]] = _instance(inst, cmap)
     return state._replace(
         clients=tuple(clients), instances=tuple(instances),
-        registry=tuple((t, r._replace(client=cmap[r.client])) for t, r in state.registry),
+        registry=tuple((t, _new(SessionRecord, (cmap[r[0]],) + r[1:]))
+                       for t, r in state.registry),
         owners=tuple((t, cmap[c]) for t, c in state.owners),
         affinity=tuple((t, imap[i]) for t, i in state.affinity))
 
