@@ -37,15 +37,18 @@ def _jsonable(value):
     return value
 
 
+def event_json(event) -> Dict[str, object]:
+    """A history event as JSON: its type and fields, wire ids rendered (e3, S1.g1.2, u0001)."""
+    fields = {k: (render(v) if k in ("wire", "cursor", "resume_from", "dropped")
+                  else _jsonable(v)) for k, v in event._asdict().items()}
+    return {"type": type(event).__name__, **fields}
+
+
 def trace(run: ScenarioRun) -> List[Dict[str, object]]:
     """Every step with its action and events (wire ids rendered), for `--json` on one run."""
     out = []
     for step in run.steps:
-        events = []
-        for event in step.events:
-            fields = {k: (render(v) if k in ("wire", "cursor", "resume_from", "dropped")
-                          else _jsonable(v)) for k, v in event._asdict().items()}
-            events.append({"type": type(event).__name__, **fields})
+        events = [event_json(event) for event in step.events]
         out.append({"step": step.index, "phase": step.phase,
                     "action": describe_action(step.action) if step.action else None,
                     "skipped": step.skipped or None, "events": events})

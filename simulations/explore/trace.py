@@ -9,10 +9,9 @@ from __future__ import annotations
 from typing import Dict, List, Tuple, Union
 
 from model import apply, findings_of, initial_state, is_enabled, resolve_gate
-from model.event_ids import render
 from model.policies import Gate, GateFunction
 
-from ..incidents import _jsonable
+from ..incidents import event_json
 from ..narrative import describe_action, describe_event
 from .scope import Scope
 
@@ -47,12 +46,8 @@ def trace_json(scope: Scope, policy, actions: List) -> List[Dict[str, object]]:
     """The trace as JSON: each step's action and its events (wire ids rendered)."""
     steps = []
     for index, (action, events) in enumerate(replay(scope, policy, actions), start=1):
-        rendered = []
-        for event in events:
-            fields = {k: (render(v) if k in ("wire", "cursor", "resume_from", "dropped")
-                          else _jsonable(v)) for k, v in event._asdict().items()}
-            rendered.append({"type": type(event).__name__, **fields})
-        steps.append({"step": index, "action": describe_action(action), "events": rendered,
+        steps.append({"step": index, "action": describe_action(action),
+                      "events": [event_json(event) for event in events],
                       "violations": [f.name for e in events for f in findings_of(e)
                                      if f.name != "note"]})
     return steps
