@@ -116,9 +116,6 @@ class Depart:
     client: int
 
 
-CLIENT_ACTIONS = (Init, Deliver, Persist, Disconnect, ClientRestart, Reconnect, IdleTimeout,
-                  ForeignCursor)
-SERVER_ACTIONS = (Emit, Drain, Stop, Start, Evict, Compact)
 Action = Union[Init, Deliver, Persist, Disconnect, ClientRestart, Reconnect, IdleTimeout,
                ForeignCursor, Emit, Drain, Stop, Start, Evict, Compact, Arrive, Depart]
 

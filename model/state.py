@@ -182,13 +182,6 @@ def holder(state: State, config: SystemConfig, token: int) -> Optional[int]:
     return None
 
 
-def session_known(state: State, config: SystemConfig, instance: int, token: int) -> bool:
-    """Whether the registry `instance` consults holds `token` as live."""
-    if config.store == "shared":
-        return tget(state.registry, token) is not None
-    return tget(state.instances[instance].sessions, token) is not None
-
-
 def buffer_of(state: State, config: SystemConfig, instance: int, token: int) -> Optional[Buffer]:
     """The replay buffer of `token` as `instance` sees it (None: it has none)."""
     if config.buffer == "shared":

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections import Counter
 from dataclasses import dataclass, field
-from typing import Dict, List, NamedTuple, Optional, Sequence, Tuple, Union
+from typing import Dict, List, NamedTuple, Optional, Tuple, Union
 
 from model import (Deliver, Emit, GateError, IdleTimeout, Init, Reconnect, Report, State,
                    SystemConfig, apply, check_history, enabled_actions, initial_state,
@@ -79,9 +79,6 @@ class ScenarioRun:
     final_state: State
     cut_short: List[str]           # clients the settle phase stopped while they kept retrying
     gate_error: str = ""           # the gate raised or returned garbage: the run stopped there
-
-    def history(self) -> List[Tuple[float, NamedTuple]]:
-        return [(s.index, e) for s in self.steps for e in s.events]
 
 
 def client_config(config: SystemConfig, gate: Gate, profile: str) -> Tuple[SystemConfig, str]:
@@ -180,8 +177,3 @@ def _settle(state: State, config: SystemConfig, gate: Gate, step: Settle,
                              "every attempt was answered the same way, so it would go on forever")
     return state
 
-
-def run_matrix(scenarios: Sequence[Scenario], policies: Sequence[str],
-               client_profile: str = "auto") -> List[ScenarioRun]:
-    """Every scenario under every policy, in order."""
-    return [run_script(s, p, client_profile) for s in scenarios for p in policies]

@@ -19,7 +19,7 @@ def test_report_of_a_des_run_has_every_section(tmp_path, capsys):
         assert heading in text
     summary = json.loads((out / "summary.json").read_text())["summary"]
     mean = summary["naive"]["per_1000_resumptions"]["duplicate_delivery"]["mean"]
-    assert f"| naive | " in text and f"{mean:.1f} [" in text
+    assert "| naive | " in text and f"{mean:.1f} [" in text
     assert "| strict | holds | holds | holds | holds | holds | holds |" in text
     digest = text.split("manifest sha256 `")[1][:12]
     import hashlib
