@@ -41,7 +41,9 @@ class SystemConfig:
     event_ids        "per_session" counter, server-"global" counter, "tagged" (session,
                      generation, seq) or opaque "uuid"
     lb               "round_robin", "random", "least_connections" or "sticky" (on session id)
-    on_404, on_409   client reaction: "reinit" (the spec) or "fail" (the MCP SDK clients raise)
+    on_404, on_409   client reaction: "reinit" (the spec; a 409 replay_gap naming a cursor is
+                     accepted and the client resumes after it) or "fail" (the MCP SDK clients
+                     raise on any 409, a gap included)
     client_dedupe    client drops events whose id it already applied on the session (a durable
                      log, written with each event's effect, so it survives a client restart)
     priming          the server sends a priming event (an id, no data) when initialize opens a

@@ -215,11 +215,13 @@ def _react(state: State, config: SystemConfig, c: int, instance: int,
            decision: Decision) -> Tuple[Client, list]:
     """The client's reaction to a rejection (DESIGN §1 table; 404/409 configurable): accept a
     gap and resume after the cursor it names, re-initialize, or fail (surface the error). A gap
-    that names no cursor leaves nothing to resume after: it is handled like any other 409."""
+    that names no cursor leaves nothing to resume after: it is handled like any other 409. Only
+    a client that handles 409 (on_409 "reinit") reads the gap signal: the MCP SDK clients raise
+    on any non-2xx answer to a resumption, a 409 replay_gap included (seen in conformance)."""
     client = state.clients[c]
     token = client.token
     resume = decision.resume_from
-    if decision.code is Code.REPLAY_GAP and resume is not None:
+    if decision.code is Code.REPLAY_GAP and resume is not None and config.on_409 == "reinit":
         buffer = buffer_of(state, config, instance, token)
         floor = buffer.floor if buffer is not None and buffer.floor is not None \
             and buffer.floor.wire == resume else None

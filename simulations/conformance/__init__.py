@@ -1,0 +1,18 @@
+"""Conformance of the model against the real MCP Python SDK, and a strict guard for it.
+
+Needs the optional extra `conformance` (`pip install -e '.[conformance]'`: the PyPI `mcp`
+package, uvicorn, httpx) and, for the load-balanced cases, nginx on PATH. Nothing in `model/`
+or the rest of `simulations/` imports this package; `python -m simulations conformance` does, and
+says what is missing when it is.
+
+  event_store.py   a bounded in-memory EventStore with the SDK example store's semantics
+  guard.py         StrictResumptionGuard: ASGI middleware + event store enforcing `strict`
+  server.py        the server process the harness starts (one per instance)
+  processes.py     starting and stopping server and nginx processes (by pid, bounded waits)
+  nginx.py         the generated nginx config (round-robin, or sticky on Mcp-Session-Id)
+  wire.py          raw HTTP + SSE with headers under the harness's control
+  sdk_driver.py    the SDK's own client, through a recording and gating HTTP transport
+  cases.py         the cases: topology, what the harness does, and the model scenario
+  predict.py       the model's prediction for a case (a policy in the same topology)
+  harness.py       runs every case against real servers and builds the table
+"""

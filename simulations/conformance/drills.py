@@ -1,0 +1,246 @@
+"""The real side of each case: what the harness does to real MCP SDK servers, and what it saw.
+
+Each drill starts its own processes (through `env.procs`), drives one case and returns an
+Observed: the Outcome (comparable with the model's) and the evidence behind it.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Callable, Dict, List, NamedTuple
+from uuid import uuid4
+
+import anyio
+
+from .nginx import Nginx
+from .outcome import (COMPLETED, EMPTY, EMPTY_CLOSE, NO_CLIENT, REJECTED, REPLAY, Outcome,
+                      classify_stream, code_of_refusal)
+from .processes import HarnessError, Processes, ServerInstance
+from .sdk_driver import ClientRun, run_sdk_client
+from .wire import Answer, WireClient, wait_stored
+
+STICKY_DRAWS = 16        # sessions drawn before giving up on one that nginx's hash keeps
+
+
+@dataclass
+class Env:
+    procs: Processes
+    guard: bool
+    retry_ms: int = 200
+
+    def server(self, name: str, capacity: int = 64) -> ServerInstance:
+        return self.procs.server(name, capacity=capacity, retry_ms=self.retry_ms,
+                                 guard=self.guard)
+
+
+class Observed(NamedTuple):
+    outcome: Outcome
+    evidence: str
+
+
+def _labels(tag: str, count: int) -> List[str]:
+    return [f"{tag}:{i}" for i in range(1, count + 1)] + [f"{tag}:done"]
+
+
+def _raw_outcome(answer: Answer, own_tag: str, expected: List[str]) -> Outcome:
+    if answer.status != 200:
+        return Outcome(answer.status, code_of_refusal(answer.status, answer.body), REJECTED,
+                       NO_CLIENT)
+    return Outcome(200, "ok", classify_stream(answer.labels, own_tag, expected, answer.closed),
+                   NO_CLIENT)
+
+
+def _raw_evidence(answer: Answer) -> str:
+    if answer.status != 200:
+        return f"GET answered {answer.status} {answer.body}"
+    state = "closed" if answer.closed else "still open"
+    return f"GET answered 200 with {answer.labels or 'no data events'}, {state}"
+
+
+def _interrupted_call(env: Env, capacity: int, count: int, close_after: int):
+    """A session with one tool call whose stream the server closed; returns the client, the
+    cursor it holds and the labels still owed to it."""
+    server = env.server("A", capacity)
+    client = WireClient(server.url)
+    client.initialize()
+    call = client.call_stream(1, "A", count, close_after)
+    wait_stored(server.url, "A")
+    owed = [label for label in _labels("A", count) if label not in call.labels]
+    return client, call.events[-1].id, owed
+
+
+def own_cursor(env: Env) -> Observed:
+    client, cursor, owed = _interrupted_call(env, 64, 6, 2)
+    answer = client.resume(cursor, until_label="A:done")
+    return Observed(_raw_outcome(answer, "A", owed), _raw_evidence(answer))
+
+
+def evicted_cursor(env: Env) -> Observed:
+    client, cursor, owed = _interrupted_call(env, 3, 9, 1)
+    answer = client.resume(cursor, until_label="A:done")
+    return Observed(_raw_outcome(answer, "A", owed), _raw_evidence(answer))
+
+
+def foreign_cursor(env: Env) -> Observed:
+    server = env.server("A")
+    a, b = WireClient(server.url), WireClient(server.url)
+    a.initialize()
+    b.initialize()
+    call_a = a.call_stream(1, "A", 6, 2)
+    call_b = b.call_stream(2, "B", 2, 2)
+    wait_stored(server.url, "A")
+    wait_stored(server.url, "B")
+    owed = [label for label in _labels("B", 2) if label not in call_b.labels]
+    answer = b.resume(call_a.events[-1].id, until_label="A:done")
+    return Observed(_raw_outcome(answer, "B", owed), _raw_evidence(answer))
+
+
+def unknown_session(env: Env) -> Observed:
+    client, cursor, owed = _interrupted_call(env, 64, 2, 1)
+    answer = client.resume(cursor, session_id=uuid4().hex)
+    return Observed(_raw_outcome(answer, "A", owed), _raw_evidence(answer))
+
+
+def _through_nginx(env: Env, mode: str):
+    servers = [env.server("A"), env.server("B")]
+    lb = Nginx(env.procs, mode, [s.port for s in servers])
+    return servers, lb
+
+
+def _holder(servers: List[ServerInstance], upstream: str) -> ServerInstance:
+    for server in servers:
+        if upstream.endswith(f":{server.port}"):
+            return server
+    raise HarnessError(f"nginx answered from {upstream!r}, not one of the harness's servers")
+
+
+def _initialize_through(lb: Nginx):
+    client = WireClient(lb.url)
+    # No notifications/initialized: the resumption is the next request nginx balances.
+    init = client.post({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+        "protocolVersion": "2025-11-25", "capabilities": {},
+        "clientInfo": {"name": "conformance-harness", "version": "1"}}})
+    if init.status != 200:
+        raise HarnessError(f"initialize through nginx failed: {init.status} {init.body}")
+    client.session_id = init.headers["mcp-session-id"]
+    return client, init
+
+
+def round_robin_elsewhere(env: Env) -> Observed:
+    servers, lb = _through_nginx(env, "round_robin")
+    client, init = _initialize_through(lb)
+    answer = client.resume(init.events[-1].id)
+    return Observed(_raw_outcome(answer, "A", []),
+                    f"initialize answered by {init.upstream}; resumption by {answer.upstream}: "
+                    + _raw_evidence(answer))
+
+
+def failover_round_robin(env: Env) -> Observed:
+    servers, lb = _through_nginx(env, "round_robin")
+    client, init = _initialize_through(lb)
+    _holder(servers, init.upstream).stop()
+    answer = client.resume(init.events[-1].id)
+    return Observed(_raw_outcome(answer, "A", []),
+                    f"holder {init.upstream} stopped; resumption answered by {answer.upstream}: "
+                    + _raw_evidence(answer))
+
+
+def _client_outcome(run: ClientRun, tag: str, count: int) -> Outcome:
+    if run.outcome == "rejected_session":
+        raise HarnessError("the SDK client's session was vetoed")
+    if not run.resumes:
+        raise HarnessError(f"the SDK client never resumed (outcome {run.outcome}: {run.detail})")
+    first = run.resumes[0]
+    if first.status != 200:
+        return Outcome(first.status, code_of_refusal(first.status, first.body), REJECTED,
+                       run.outcome)
+    if run.outcome == COMPLETED:
+        stream = REPLAY if run.labels == _labels(tag, count) else \
+            f"replay, client applied {run.labels}"
+    else:
+        stream = EMPTY_CLOSE if len(run.resumes) > 1 else EMPTY
+    return Outcome(200, "ok", stream, run.outcome)
+
+
+def _client_evidence(run: ClientRun) -> str:
+    answers = ", ".join(str(x.status) for x in run.resumes)
+    return (f"SDK client: {len(run.resumes)} resumption(s) answered {answers}; "
+            f"{run.initializes} initialize request(s) in all; {run.outcome}"
+            + (f" ({run.detail})" if run.detail else ""))
+
+
+def _sdk(url: str, count: int, close_after: int, hook=None, veto=None) -> ClientRun:
+    async def main() -> ClientRun:
+        return await run_sdk_client(url, "A", count, close_after, before_resume=hook,
+                                    after_initialize=veto)
+    return anyio.run(main)
+
+
+def _finished(server: ServerInstance):
+    """A hook holding the client's resumption until the call's result is stored."""
+    async def hook() -> None:
+        await anyio.to_thread.run_sync(wait_stored, server.url, "A")
+    return hook
+
+
+def own_cursor_sdk_client(env: Env) -> Observed:
+    server = env.server("A")
+    run = _sdk(server.url, 6, 2, hook=_finished(server))
+    return Observed(_client_outcome(run, "A", 6), _client_evidence(run))
+
+
+def evicted_cursor_sdk_client(env: Env) -> Observed:
+    server = env.server("A", capacity=3)
+    run = _sdk(server.url, 9, 1, hook=_finished(server))
+    return Observed(_client_outcome(run, "A", 9), _client_evidence(run))
+
+
+def restart_then_resume(env: Env) -> Observed:
+    server = env.server("A")
+
+    async def restart() -> None:
+        await anyio.to_thread.run_sync(wait_stored, server.url, "A")
+        await anyio.to_thread.run_sync(server.restart)
+    run = _sdk(server.url, 4, 1, hook=restart)
+    return Observed(_client_outcome(run, "A", 4),
+                    f"restarted as incarnation {server.incarnation}; " + _client_evidence(run))
+
+
+def failover_sticky(env: Env) -> Observed:
+    servers, lb = _through_nginx(env, "sticky")
+    chosen: Dict[str, ServerInstance] = {}
+
+    async def sticks(exchanges) -> bool:
+        with anyio.move_on_after(5):
+            while not any(x.rpc == "notifications/initialized" for x in exchanges):
+                await anyio.sleep(0.02)
+        by_rpc = {x.rpc: x.upstream for x in exchanges}
+        if by_rpc.get("initialize") and by_rpc.get("initialize") == \
+                by_rpc.get("notifications/initialized"):
+            chosen["holder"] = _holder(servers, by_rpc["initialize"])
+            return True
+        return False
+
+    async def stop_holder() -> None:
+        await anyio.to_thread.run_sync(chosen["holder"].stop)
+
+    for draw in range(1, STICKY_DRAWS + 1):
+        run = _sdk(lb.url, 4, 1, hook=stop_holder, veto=sticks)
+        if run.outcome != "rejected_session":
+            return Observed(_client_outcome(run, "A", 4),
+                            f"session drawn {draw} time(s) until nginx's hash kept it on its "
+                            f"instance; holder stopped; " + _client_evidence(run))
+    raise HarnessError(f"no session out of {STICKY_DRAWS} hashed to the instance that created it")
+
+
+DRILLS: Dict[str, Callable[[Env], Observed]] = {
+    "own_cursor": own_cursor,
+    "own_cursor_sdk_client": own_cursor_sdk_client,
+    "evicted_cursor": evicted_cursor,
+    "evicted_cursor_sdk_client": evicted_cursor_sdk_client,
+    "foreign_cursor": foreign_cursor,
+    "unknown_session": unknown_session,
+    "restart_then_resume": restart_then_resume,
+    "round_robin_elsewhere": round_robin_elsewhere,
+    "failover_round_robin": failover_round_robin,
+    "failover_sticky": failover_sticky,
+}

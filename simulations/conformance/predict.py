@@ -1,0 +1,64 @@
+"""The model's prediction for a conformance case: its scenario run under a policy, read as an
+Outcome. This module needs only the model (no `mcp`), so predictions can be listed anywhere.
+
+The deployment the model is given is the one the harness builds: instance-local session table
+and event store; with the SDK's store, cursors are opaque uuids looked up by event id across
+sessions; behind the guard, ids are tagged and looked up in the session's own buffer.
+"""
+from __future__ import annotations
+
+from typing import Optional
+
+from model.actions import Reconnect
+from model.history import Applied, ClientFailed, Decided, Initialized
+
+from ..script import ScenarioRun, run_script
+from .outcome import COMPLETED, GAVE_UP, NO_CLIENT, REINITIALIZED, STALLED, Outcome
+
+#: What each harness server is, as the model sees it: (policy, config overrides).
+DEPLOYMENTS = {
+    "sdk": ("sdk", {"event_ids": "uuid", "buffer_keying": "event_id"}),
+    "guard": ("strict", {"event_ids": "tagged", "buffer_keying": "session"}),
+}
+
+
+def model_run(case, server: str) -> ScenarioRun:
+    """The case's scenario under the policy that models `server` ("sdk" or "guard"), with the
+    MCP SDK client (it raises on 404/409 and does not re-initialize; no dedupe)."""
+    policy, overrides = DEPLOYMENTS[server]
+    return run_script(case.scenario, policy, client_profile="sdk", overrides=overrides)
+
+
+def first_resumption(run: ScenarioRun) -> Optional[Decided]:
+    """The decision on the script's own resumption (the case's request)."""
+    for record in run.steps:
+        if record.phase == "script" and isinstance(record.action, Reconnect):
+            return next((e for e in record.events if type(e) is Decided), None)
+    return None
+
+
+def client_outcome(run: ScenarioRun, client: int = 0) -> str:
+    """Where the model's SDK client ended: it gave up on an error, kept resuming without
+    progress (cut short by the settle phase), re-initialized, or applied its whole work."""
+    events = [e for r in run.steps for e in r.events]
+    if any(type(e) is ClientFailed and e.client == client for e in events):
+        return GAVE_UP
+    if any(f"c{client} " in line for line in run.cut_short):
+        return STALLED
+    inits = [e for e in events if type(e) is Initialized and e.client == client]
+    if len(inits) > 1:
+        return REINITIALIZED
+    last = run.config.messages_per_session - 1      # the result of the client's last call
+    applied = any(type(e) is Applied and e.owner == client and e.msg == last for e in events)
+    return COMPLETED if applied else STALLED
+
+
+def predict(case, server: str) -> Outcome:
+    run = model_run(case, server)
+    if run.gate_error:
+        raise RuntimeError(f"{case.name}: the model's gate failed: {run.gate_error}")
+    decided = first_resumption(run)
+    if decided is None:
+        raise RuntimeError(f"{case.name}: the script's resumption was not enabled in the model")
+    client = client_outcome(run) if case.driver == "sdk_client" else NO_CLIENT
+    return Outcome(decided.status, decided.code, decided.effect, client)

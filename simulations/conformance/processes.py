@@ -1,0 +1,160 @@
+"""Starting and stopping the harness's processes: every wait is bounded, every process is
+stopped by its pid (SIGTERM, then SIGKILL), and `Processes` stops whatever is left on exit."""
+from __future__ import annotations
+
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import List, Optional
+
+import httpx
+
+from .server import HARNESS_PREFIX
+
+READY_TIMEOUT = 20.0      # seconds a server or nginx may take to answer its first request
+STOP_TIMEOUT = 5.0        # seconds between SIGTERM and SIGKILL
+
+
+class HarnessError(RuntimeError):
+    """The harness could not set a case up (a process would not start, a port would not bind)."""
+
+
+def listening_socket(port: int = 0) -> socket.socket:
+    """A socket listening on 127.0.0.1:`port` (0: an ephemeral port), inheritable by a child."""
+    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    try:
+        sock.bind(("127.0.0.1", port))
+    except OSError as exc:
+        sock.close()
+        raise HarnessError(f"cannot listen on 127.0.0.1:{port}: {exc}") from exc
+    sock.listen(64)
+    sock.set_inheritable(True)
+    return sock
+
+
+def free_port() -> int:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+class Process:
+    """One child process, started in its own process group."""
+
+    def __init__(self, name: str, argv: List[str], log: Path, pass_fds=()) -> None:
+        self.name = name
+        self.log = log
+        with open(log, "ab") as out:
+            self.popen = subprocess.Popen(argv, stdout=out, stderr=subprocess.STDOUT,
+                                          pass_fds=tuple(pass_fds), start_new_session=True)
+        self.pid = self.popen.pid
+
+    def alive(self) -> bool:
+        return self.popen.poll() is None
+
+    def stop(self) -> None:
+        """SIGTERM the process by pid, SIGKILL it after STOP_TIMEOUT, and reap it."""
+        if not self.alive():
+            return
+        os.kill(self.pid, signal.SIGTERM)
+        try:
+            self.popen.wait(STOP_TIMEOUT)
+        except subprocess.TimeoutExpired:
+            os.kill(self.pid, signal.SIGKILL)
+            self.popen.wait(STOP_TIMEOUT)
+
+    def tail(self, lines: int = 15) -> str:
+        try:
+            return "\n".join(self.log.read_text(errors="replace").splitlines()[-lines:])
+        except OSError:
+            return ""
+
+
+class ServerInstance:
+    """A real MCP SDK server on a fixed loopback port; `restart` brings up a new incarnation on
+    the same port (the harness re-binds it and hands the socket over)."""
+
+    def __init__(self, procs: "Processes", name: str, capacity: int, retry_ms: int,
+                 guard: bool) -> None:
+        self.procs, self.name = procs, name
+        self.capacity, self.retry_ms, self.guard = capacity, retry_ms, guard
+        self.port = 0
+        self.incarnation = 0
+        self.process: Optional[Process] = None
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    def start(self) -> "ServerInstance":
+        sock = listening_socket(self.port)
+        self.port = sock.getsockname()[1]
+        self.incarnation += 1
+        argv = [sys.executable, "-m", "simulations.conformance.server", "--fd",
+                str(sock.fileno()), "--incarnation", str(self.incarnation), "--capacity",
+                str(self.capacity), "--retry-ms", str(self.retry_ms)] + \
+            (["--guard"] if self.guard else [])
+        try:
+            self.process = self.procs.spawn(f"{self.name}.{self.incarnation}", argv,
+                                            pass_fds=[sock.fileno()])
+        finally:
+            sock.close()      # the child holds it now; a stopped child leaves the port closed
+        self.procs.wait_ready(self.process, self.url + HARNESS_PREFIX + "-")
+        return self
+
+    def stop(self) -> None:
+        if self.process is not None:
+            self.process.stop()
+
+    def restart(self) -> None:
+        self.stop()
+        self.start()
+
+
+class Processes:
+    """Owns every process a case starts; a context manager that stops them all on exit."""
+
+    def __init__(self, workdir: Path) -> None:
+        self.workdir = Path(workdir)
+        self.workdir.mkdir(parents=True, exist_ok=True)
+        self.children: List[Process] = []
+
+    def spawn(self, name: str, argv: List[str], pass_fds=()) -> Process:
+        proc = Process(name, argv, self.workdir / f"{name}.log", pass_fds)
+        self.children.append(proc)
+        return proc
+
+    def wait_ready(self, proc: Process, url: str) -> None:
+        """Poll `url` until it answers (any status) or READY_TIMEOUT passes."""
+        deadline = time.monotonic() + READY_TIMEOUT
+        while time.monotonic() < deadline:
+            if not proc.alive():
+                raise HarnessError(f"{proc.name} exited with {proc.popen.returncode}:\n"
+                                   f"{proc.tail()}")
+            try:
+                httpx.get(url, timeout=1.0)
+                return
+            except httpx.HTTPError:
+                time.sleep(0.05)
+        proc.stop()
+        raise HarnessError(f"{proc.name} did not answer {url} within {READY_TIMEOUT:.0f} s:\n"
+                           f"{proc.tail()}")
+
+    def server(self, name: str, capacity: int = 64, retry_ms: int = 200,
+               guard: bool = False) -> ServerInstance:
+        return ServerInstance(self, name, capacity, retry_ms, guard).start()
+
+    def stop_all(self) -> None:
+        for proc in reversed(self.children):
+            proc.stop()
+
+    def __enter__(self) -> "Processes":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.stop_all()

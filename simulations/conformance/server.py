@@ -1,0 +1,100 @@
+"""The server process the harness starts: a real MCP SDK server (MCPServer + the SDK's
+StreamableHTTPSessionManager) on a listening socket the harness hands over by file descriptor.
+
+    python -m simulations.conformance.server --fd 5 --incarnation 1 --capacity 3 [--guard]
+
+Its one tool, `stream(tag, count, close_after)`, sends `count` log notifications "tag:1".."tag:n"
+on the request's stream, closes the SSE stream after `close_after` of them (SEP-1699 polling:
+the events go on being stored), then returns "tag:done". The harness asks
+`GET /_harness/stored/<tag>` whether the result has reached the event store, so that it resumes
+only once there is nothing left to emit (no timing guesses).
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from typing import Set
+
+from mcp.server.mcpserver import Context, MCPServer
+
+from .event_store import BoundedEventStore
+from .guard import StrictResumptionGuard
+
+HARNESS_PREFIX = "/_harness/stored/"
+
+
+class RecordingStore:
+    """Delegates to an event store and remembers which tools' results it has stored."""
+
+    def __init__(self, inner) -> None:
+        self.inner = inner
+        self.results: Set[str] = set()
+
+    async def store_event(self, stream_id, message):
+        event_id = await self.inner.store_event(stream_id, message)
+        text = message.model_dump_json() if message is not None else ""
+        if '"result"' in text and ":done" in text:
+            for part in text.split('"'):
+                if part.endswith(":done"):
+                    self.results.add(part[:-len(":done")])
+        return event_id
+
+    async def replay_events_after(self, last_event_id, send_callback):
+        return await self.inner.replay_events_after(last_event_id, send_callback)
+
+
+def build_app(capacity: int, retry_ms: int, guard: bool, incarnation: int):
+    """The ASGI app: the SDK's streamable HTTP app (behind the strict guard if `guard`), plus
+    the harness's read-only probe."""
+    server = MCPServer("conformance")
+
+    @server.tool()
+    async def stream(tag: str, count: int, close_after: int, ctx: Context) -> str:
+        """Send `count` notifications, closing the SSE stream after `close_after` of them."""
+        for i in range(1, count + 1):
+            await ctx.info(f"{tag}:{i}")
+            if i == close_after:
+                await ctx.close_sse_stream()
+        return f"{tag}:done"
+
+    the_guard = StrictResumptionGuard(capacity=capacity, incarnation=incarnation) \
+        if guard else None
+    store = RecordingStore(the_guard.event_store if the_guard else BoundedEventStore(capacity))
+    app = server.streamable_http_app(event_store=store, retry_interval=retry_ms,
+                                     session_idle_timeout=None)
+    if the_guard is not None:
+        app = the_guard.wrap(app)
+
+    async def harness_app(scope, receive, send):
+        if scope["type"] == "http" and scope["path"].startswith(HARNESS_PREFIX):
+            tag = scope["path"][len(HARNESS_PREFIX):]
+            body = json.dumps({"stored": tag in store.results}).encode()
+            await send({"type": "http.response.start", "status": 200,
+                        "headers": [(b"content-type", b"application/json")]})
+            await send({"type": "http.response.body", "body": body})
+            return
+        await app(scope, receive, send)
+
+    return harness_app
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m simulations.conformance.server",
+                                     description="An MCP SDK server for the conformance harness.")
+    parser.add_argument("--fd", type=int, required=True, help="listening socket to serve on")
+    parser.add_argument("--incarnation", type=int, default=1, help="process incarnation")
+    parser.add_argument("--capacity", type=int, default=64, help="events kept per stream")
+    parser.add_argument("--retry-ms", type=int, default=200, help="SSE retry field (ms)")
+    parser.add_argument("--guard", action="store_true", help="put StrictResumptionGuard in front")
+    args = parser.parse_args(argv)
+    import uvicorn
+    app = build_app(args.capacity, args.retry_ms, args.guard, args.incarnation)
+    config = uvicorn.Config(app, fd=args.fd, log_level="warning", lifespan="on",
+                            timeout_graceful_shutdown=1)
+    uvicorn.Server(config).run()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
