@@ -2,17 +2,18 @@
 #   make run   - create .venv, install, print the incident matrix and a small version of the
 #                headline comparison (results/quick, with figures)
 #   make test  - create .venv, install, run every test
-#   make results - regenerate every committed result under results/
+#   make results - regenerate every committed result under results/ (conformance needs nginx)
+#   make conformance - the model against the real MCP SDK behind nginx: results/conformance
 PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: run test results clean
+.PHONY: run test results conformance clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
-	$(BIN)/python -m pip install --quiet -e '.[dev]'
+	$(BIN)/python -m pip install --quiet -e '.[dev,conformance]'
 	touch $(STAMP)
 
 run: $(STAMP)
@@ -32,6 +33,11 @@ results: $(STAMP)
 		$(BIN)/python -m simulations report results/sweeps/$$s || exit 1; \
 	done
 	$(BIN)/python -m simulations report results/runs/rolling_restart
+	$(MAKE) conformance
+
+# The model against the real MCP SDK behind nginx (needs nginx: apt-get install nginx-light).
+conformance: $(STAMP)
+	$(BIN)/python -m simulations conformance --out results/conformance
 
 test: $(STAMP)
 	$(BIN)/python -m pytest --nbmake tests notebooks

@@ -11,8 +11,8 @@ from typing import Optional, Tuple
 from . import event_ids
 from .config import SystemConfig
 from .protocol import WireId
-from .state import (Buffer, Entry, Instance, LiveSession, State, Truth, buffer_of, replace_at,
-                    tset)
+from .state import (Buffer, Entry, Instance, LiveSession, State, Truth, buffer_key, buffer_of,
+                    replace_at, tset)
 
 PRIMING = -1
 
@@ -43,10 +43,11 @@ def record_event(state: State, config: SystemConfig, instance: int, token: int,
     sessions = tset(inst.sessions, token, live)
     if config.buffer == "shared":
         inst = Instance(inst.status, inst.incarnation, sessions, inst.buffers, inst.counter)
-        return state._replace(buffers=tset(state.buffers, token, buffer), counter=counter,
+        return state._replace(buffers=tset(state.buffers, buffer_key(config, token), buffer),
+                              counter=counter,
                               serial=serial, instances=replace_at(state.instances, instance,
                                                                   inst)), entry, dropped
-    inst = Instance(inst.status, inst.incarnation, sessions, tset(inst.buffers, token, buffer),
-                    counter)
+    inst = Instance(inst.status, inst.incarnation, sessions,
+                    tset(inst.buffers, buffer_key(config, token), buffer), counter)
     return state._replace(instances=replace_at(state.instances, instance, inst),
                           serial=serial), entry, dropped

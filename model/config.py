@@ -11,7 +11,11 @@ from typing import Any, Mapping
 from .errors import ConfigError
 
 PLACEMENTS = ("local", "shared")
-KEYINGS = ("session", "event_id")
+KEYINGS = ("session", "event_id", "request_id")
+#: Keyings whose replay streams never mix sessions. Under "request_id" a store replays other
+#: sessions' events whatever the gate admits: no resumption policy can repair that, the store
+#: must key streams by session (as StrictResumptionGuard's store does).
+ISOLATING_KEYINGS = ("session", "event_id")
 EVENT_ID_SCHEMES = ("per_session", "global", "tagged", "uuid")
 LB_KINDS = ("round_robin", "random", "least_connections", "sticky")
 CLIENT_REACTIONS = ("reinit", "fail")
@@ -35,8 +39,11 @@ class SystemConfig:
 
     store            where the session registry lives: "local" (per process) or "shared"
     buffer           where replay buffers live: "local" (per process) or "shared"
-    buffer_keying    how a cursor is looked up: "session" (in S's own buffer) or "event_id"
-                     (one store keyed by event id across sessions, like the MCP SDK EventStore)
+    buffer_keying    how a cursor is looked up: "session" (in S's own buffer), "event_id" (one
+                     store keyed by event id across sessions, like the MCP SDK EventStore) or
+                     "request_id" (as "event_id", and streams are keyed by JSON-RPC request id
+                     as the SDK's example store does: every SDK client numbers its requests
+                     alike, so sessions share streams and a replay carries the others' events)
     buffer_capacity  events retained per session buffer; older ones are dropped (floor rises)
     event_ids        "per_session" counter, server-"global" counter, "tagged" (session,
                      generation, seq) or opaque "uuid"

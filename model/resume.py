@@ -19,7 +19,7 @@ from .actions import emit_possible, work_start
 from .buffers import PRIMING, record_event
 from .event_ids import order_key
 from .state import (Buffer, Client, Cursor, Item, LiveSession, SessionRecord, State, Stream,
-                    buffer_of, holder, owner_of, replace_at, tget, tset,
+                    buffer_key, buffer_of, holder, owner_of, replace_at, tget, tset,
                     visible_buffers)
 
 
@@ -28,9 +28,9 @@ def _ensure_buffer(state: State, config: SystemConfig, instance: int, token: int
     if buffer_of(state, config, instance, token) is not None:
         return state
     if config.buffer == "shared":
-        return state._replace(buffers=tset(state.buffers, token, Buffer()))
+        return state._replace(buffers=tset(state.buffers, buffer_key(config, token), Buffer()))
     inst = state.instances[instance]
-    inst = inst._replace(buffers=tset(inst.buffers, token, Buffer()))
+    inst = inst._replace(buffers=tset(inst.buffers, buffer_key(config, token), Buffer()))
     return state._replace(instances=replace_at(state.instances, instance, inst))
 
 
@@ -114,14 +114,15 @@ def _replayed(state: State, config: SystemConfig, instance: int, token: int,
         return tuple(Item(e.wire, e.truth, via) for e in (buffer.entries if buffer else ()))
     found = lookup(state, config, instance, token, wire)
     if found is not None and found.truth.token != token:
-        source = tget(visible_buffers(state, config, instance), found.truth.token)
-        return tuple(Item(e.wire, e.truth, "foreign") for e in source.entries
-                     if e.truth.serial > found.truth.serial)
+        source = tget(visible_buffers(state, config, instance),
+                      buffer_key(config, found.truth.token))
+        return tuple(Item(e.wire, e.truth, "replay" if e.truth.token == token else "foreign")
+                     for e in source.entries if e.truth.serial > found.truth.serial)
     if buffer is None:
         return ()
-    if found is not None:
-        return tuple(Item(e.wire, e.truth, "replay") for e in buffer.entries
-                     if e.truth.serial > found.truth.serial)
+    if found is not None:   # a stream shared by sessions ("request_id") replays theirs too
+        return tuple(Item(e.wire, e.truth, "replay" if e.truth.token == token else "foreign")
+                     for e in buffer.entries if e.truth.serial > found.truth.serial)
     if buffer.floor is not None and buffer.floor.wire == wire:
         return tuple(Item(e.wire, e.truth, "replay") for e in buffer.entries)
     key = order_key(config.event_ids, wire)  # E is no entry: replay what compares after it

@@ -182,11 +182,24 @@ def holder(state: State, config: SystemConfig, token: int) -> Optional[int]:
     return None
 
 
+#: The buffer key every session shares when streams are keyed by JSON-RPC request id (tokens
+#: start at 1, so it names no session).
+SHARED_STREAM = 0
+
+
+def buffer_key(config: SystemConfig, token: int) -> int:
+    """The key of `token`'s replay buffer: the session itself, or SHARED_STREAM when streams are
+    keyed by request id ("request_id": every SDK client numbers its requests alike, so the
+    sessions' calls land in the same stream of the event store)."""
+    return SHARED_STREAM if config.buffer_keying == "request_id" else token
+
+
 def buffer_of(state: State, config: SystemConfig, instance: int, token: int) -> Optional[Buffer]:
     """The replay buffer of `token` as `instance` sees it (None: it has none)."""
+    key = buffer_key(config, token)
     if config.buffer == "shared":
-        return tget(state.buffers, token)
-    return tget(state.instances[instance].buffers, token)
+        return tget(state.buffers, key)
+    return tget(state.instances[instance].buffers, key)
 
 
 def visible_buffers(state: State, config: SystemConfig, instance: int) -> Pairs:

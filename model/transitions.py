@@ -89,7 +89,9 @@ def evict(state: State, config: SystemConfig, token: int) -> Tuple[State, list]:
     state = state._replace(registry=tdel(state.registry, token), affinity=tdel(state.affinity, token),
                            buffers=tdel(state.buffers, token), instances=instances)
     state, closed = _close_streams(state, token=token, reason="session_evicted")
-    if not any(item.truth.token == token for c in state.clients for item in c.inflight):
+    shared = config.buffer_keying == "request_id"   # its events stay in the shared streams
+    if not shared and not any(item.truth.token == token for c in state.clients
+                              for item in c.inflight):
         state = state._replace(owners=tdel(state.owners, token))  # nothing refers to it now
     return state, [SessionEvicted(token)] + closed
 

@@ -9,8 +9,8 @@ import argparse
 import sys
 from typing import List, Optional
 
-from . import (cli_bench, cli_explore, cli_figures, cli_report, cli_run, cli_scenario,
-               cli_sweep)
+from . import (cli_bench, cli_conformance, cli_explore, cli_figures, cli_report, cli_run,
+               cli_scenario, cli_sweep)
 
 
 class UsageError(Exception):
@@ -37,6 +37,7 @@ def build_parser() -> argparse.ArgumentParser:
     cli_figures.add_parser(verbs)
     cli_report.add_parser(verbs)
     cli_bench.add_parser(verbs)
+    cli_conformance.add_parser(verbs)
     return parser
 
 

@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 from scipy import stats as sps
 
 from model import POLICIES, SERVER_CAUSES
-from model.config import EVENT_ID_SCHEMES, KEYINGS, LB_KINDS, PLACEMENTS
+from model.config import EVENT_ID_SCHEMES, ISOLATING_KEYINGS, LB_KINDS, PLACEMENTS
 from simulations.des import config as dc
 from simulations.des.crosscheck import run_scenario_des
 from simulations.des.runner import build_world, run_comparison, run_replication
@@ -54,7 +54,7 @@ def _strict_is_clean(record):
 
 @settings(max_examples=12, deadline=None)
 @given(store=st.sampled_from(PLACEMENTS), buffer=st.sampled_from(PLACEMENTS),
-       keying=st.sampled_from(KEYINGS), ids=st.sampled_from(EVENT_ID_SCHEMES),
+       keying=st.sampled_from(ISOLATING_KEYINGS), ids=st.sampled_from(EVENT_ID_SCHEMES),
        lb=st.sampled_from(LB_KINDS), capacity=st.integers(1, 8), dedupe=st.booleans(),
        profile=st.sampled_from(sorted(dc.PROFILES)), seed=st.integers(0, 10_000))
 def test_strict_never_leaks_duplicates_or_stalls_in_any_config(store, buffer, keying, ids, lb,
@@ -71,6 +71,21 @@ def test_strict_never_leaks_duplicates_or_stalls_in_any_config(store, buffer, ke
     record = run_replication(config, "strict", 0)
     assert record["resumptions"] > 0
     assert _strict_is_clean(record), record
+
+
+def test_streams_keyed_by_request_id_leak_across_sessions_whatever_the_gate():
+    """The SDK example store's stream keying mixes sessions: even strict replays another
+    session's events (the conformance case same_request_id shows it on the real SDK)."""
+    config = load("system.store=\"local\"", "system.buffer=\"local\"",
+                  "system.buffer_keying=\"request_id\"", "system.event_ids=\"uuid\"",
+                  "system.lb=\"sticky\"", "timing.duration=1800", "timing.drop_rate=0.02")
+    for policy in ("strict", "sdk"):
+        record = run_replication(config, policy, 0)
+        assert record["violations"]["cross_session_delivery"] > 0, policy
+    isolated = load("system.store=\"local\"", "system.buffer=\"local\"",
+                    "system.buffer_keying=\"session\"", "system.event_ids=\"tagged\"",
+                    "system.lb=\"sticky\"", "timing.duration=1800", "timing.drop_rate=0.02")
+    assert run_replication(isolated, "strict", 0)["violations"]["cross_session_delivery"] == 0
 
 
 def test_naive_stalls_behind_round_robin_with_a_local_registry():

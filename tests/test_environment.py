@@ -20,11 +20,12 @@ def _pyproject_specs() -> set:
 
 
 def _conda_specs() -> set:
-    """Top-level conda dependencies, minus the interpreter and pip themselves."""
+    """Conda dependencies and the pip ones listed under them, minus the interpreter, pip itself
+    and the project."""
     text = (ROOT / "environment.yml").read_text().split("dependencies:", 1)[1]
-    specs = {m.group(1).strip() for m in re.finditer(r"^  - (\S.*)$", text, re.MULTILINE)}
+    specs = {m.group(1).strip() for m in re.finditer(r"^ +- (\S.*)$", text, re.MULTILINE)}
     return {_normalise(s) for s in specs
-            if s not in ("pip", "pip:") and not s.startswith("python=")}
+            if s not in ("pip", "pip:", "-e .") and not s.startswith("python=")}
 
 
 def test_environment_yml_lists_the_pyproject_dependencies():

@@ -1,9 +1,10 @@
 """Conformance of the model against the real MCP Python SDK, and a strict guard for it.
 
 Needs the optional extra `conformance` (`pip install -e '.[conformance]'`: the PyPI `mcp`
-package, uvicorn, httpx) and, for the load-balanced cases, nginx on PATH. Nothing in `model/`
-or the rest of `simulations/` imports this package; `python -m simulations conformance` does, and
-says what is missing when it is.
+package, uvicorn, httpx) and, for the load-balanced cases, nginx on PATH. `cases`, `predict`,
+`outcome` and `probe` need only the model, so predictions are listed anywhere; the modules that
+import `mcp` load only when a harness run starts, and `python -m simulations conformance` says
+what is missing first.
 
   event_store.py   a bounded in-memory EventStore with the SDK example store's semantics
   guard.py         StrictResumptionGuard: ASGI middleware + event store enforcing `strict`
@@ -15,4 +16,8 @@ says what is missing when it is.
   cases.py         the cases: topology, what the harness does, and the model scenario
   predict.py       the model's prediction for a case (a policy in the same topology)
   harness.py       runs every case against real servers and builds the table
+  outcome.py       what a case ended as, comparable between the model and a real run
+  drills.py        the real side of each case
+  probe.py         the probe endpoints servers answer outside MCP; HarnessError
+  report.py        the results folder (conformance.json, CONFORMANCE.md, manifest)
 """

@@ -50,6 +50,9 @@ _SMALL_BUFFER = _ONE.replace(buffer_capacity=2, messages_per_session=5, messages
 _FOREIGN = ([route("init", 0), route("init", 1)] + _live(1, 0, 1) + _live(1, 1, 2)
             + [Disconnect(1), Disconnect(0), Emit(1), ForeignCursor(1, 0), route("reconnect", 1),
                Settle()])
+_SAME_ID = ([route("init", 0), route("init", 1)] + _live(1, 1, 2)
+            + [Disconnect(1)] + _live(2, 0, 1) + [Emit(2), Emit(2), route("reconnect", 1),
+                                                  Settle()])
 _UNKNOWN = [route("init", 0)] + _live(1) + [Disconnect(0), Evict(1), route("reconnect", 0),
                                             Settle()]
 _RESTART = [route("init", 0)] + _live(1) + [Disconnect(0), Stop(0), Start(0),
@@ -80,6 +83,11 @@ CASES: Dict[str, Case] = {c.name: c for c in (
          "two sessions on one server; B resumes on its own session id with a cursor issued on "
          "A's tool-call stream",
          _scenario("foreign_cursor", _ONE.replace(clients=2), _FOREIGN)),
+    Case("same_request_id", "Two honest sessions whose calls carry the same request id", "raw",
+         "direct", "two sessions each call the tool with JSON-RPC id 1 (as every SDK client "
+         "numbers its requests); B's call pauses after its stream closes while A's runs; B "
+         "resumes with its own cursor",
+         _scenario("same_request_id", _ONE.replace(clients=2), _SAME_ID)),
     Case("unknown_session", "A session id the server never issued", "raw", "direct",
          "resumes with a fresh random Mcp-Session-Id and a cursor of a real session",
          _scenario("unknown_session", _ONE, _UNKNOWN),

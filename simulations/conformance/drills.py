@@ -14,9 +14,10 @@ import anyio
 from .nginx import Nginx
 from .outcome import (COMPLETED, EMPTY, EMPTY_CLOSE, NO_CLIENT, REJECTED, REPLAY, Outcome,
                       classify_stream, code_of_refusal)
-from .processes import HarnessError, Processes, ServerInstance
+from .probe import HarnessError
+from .processes import Processes, ServerInstance
 from .sdk_driver import ClientRun, run_sdk_client
-from .wire import Answer, WireClient, wait_stored
+from .wire import Answer, WireClient, release, wait_stored
 
 STICKY_DRAWS = 16        # sessions drawn before giving up on one that nginx's hash keeps
 
@@ -91,6 +92,23 @@ def foreign_cursor(env: Env) -> Observed:
     wait_stored(server.url, "B")
     owed = [label for label in _labels("B", 2) if label not in call_b.labels]
     answer = b.resume(call_a.events[-1].id, until_label="A:done")
+    return Observed(_raw_outcome(answer, "B", owed), _raw_evidence(answer))
+
+
+def same_request_id(env: Env) -> Observed:
+    server = env.server("A")
+    a, b = WireClient(server.url), WireClient(server.url)
+    a.initialize()
+    b.initialize()
+    # Both sessions number their calls from 1, as every SDK client does; B's call pauses after
+    # its stream closes while A's whole call runs, then finishes.
+    call_b = b.call_stream(1, "B", 4, 2, hold="B")
+    a.call_stream(1, "A", 4, 2)
+    wait_stored(server.url, "A")
+    release(server.url, "B")
+    wait_stored(server.url, "B")
+    owed = [label for label in _labels("B", 4) if label not in call_b.labels]
+    answer = b.resume(call_b.events[-1].id, until_label="B:done")
     return Observed(_raw_outcome(answer, "B", owed), _raw_evidence(answer))
 
 
@@ -238,6 +256,7 @@ DRILLS: Dict[str, Callable[[Env], Observed]] = {
     "evicted_cursor": evicted_cursor,
     "evicted_cursor_sdk_client": evicted_cursor_sdk_client,
     "foreign_cursor": foreign_cursor,
+    "same_request_id": same_request_id,
     "unknown_session": unknown_session,
     "restart_then_resume": restart_then_resume,
     "round_robin_elsewhere": round_robin_elsewhere,

@@ -68,7 +68,8 @@ def predictions(cases: Iterable[str], servers: Iterable[str]) -> List[Dict[str, 
 
 def run_case(case: Case, server: str, workdir: Path) -> Row:
     from .drills import DRILLS, Env
-    from .processes import HarnessError, Processes
+    from .probe import HarnessError
+    from .processes import Processes
     model = predict(case, server)
     started = time.monotonic()
     real, evidence = None, ""

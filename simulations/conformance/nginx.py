@@ -13,7 +13,8 @@ import shutil
 from pathlib import Path
 from typing import List
 
-from .processes import HarnessError, Processes, free_port
+from .probe import STORED_PREFIX, HarnessError
+from .processes import Processes, free_port
 
 MODES = ("round_robin", "sticky")
 
@@ -85,7 +86,7 @@ class Nginx:
         conf.write_text(render_config(mode, upstream_ports, self.port, workdir))
         self.process = procs.spawn(f"nginx-{mode}", [binary, "-c", str(conf), "-p",
                                                      str(workdir)])
-        procs.wait_ready(self.process, self.url + "/_harness/stored/-")
+        procs.wait_ready(self.process, self.url + STORED_PREFIX + "-")
         self.access_log = workdir / "nginx-access.log"
 
     @property

@@ -3,21 +3,23 @@ Outcome. This module needs only the model (no `mcp`), so predictions can be list
 
 The deployment the model is given is the one the harness builds: instance-local session table
 and event store; with the SDK's store, cursors are opaque uuids looked up by event id across
-sessions; behind the guard, ids are tagged and looked up in the session's own buffer.
+sessions, and streams are keyed by JSON-RPC request id (buffer_keying "request_id"), so sessions
+whose requests carry the same ids share a stream; behind the guard, ids are tagged and looked up
+in the session's own buffer.
 """
 from __future__ import annotations
 
-from typing import Optional
+from typing import List, Optional, Tuple
 
 from model.actions import Reconnect
 from model.history import Applied, ClientFailed, Decided, Initialized
 
 from ..script import ScenarioRun, run_script
-from .outcome import COMPLETED, GAVE_UP, NO_CLIENT, REINITIALIZED, STALLED, Outcome
+from .outcome import COMPLETED, FOREIGN, GAVE_UP, NO_CLIENT, REINITIALIZED, STALLED, Outcome
 
 #: What each harness server is, as the model sees it: (policy, config overrides).
 DEPLOYMENTS = {
-    "sdk": ("sdk", {"event_ids": "uuid", "buffer_keying": "event_id"}),
+    "sdk": ("sdk", {"event_ids": "uuid", "buffer_keying": "request_id"}),
     "guard": ("strict", {"event_ids": "tagged", "buffer_keying": "session"}),
 }
 
@@ -29,12 +31,27 @@ def model_run(case, server: str) -> ScenarioRun:
     return run_script(case.scenario, policy, client_profile="sdk", overrides=overrides)
 
 
-def first_resumption(run: ScenarioRun) -> Optional[Decided]:
-    """The decision on the script's own resumption (the case's request)."""
-    for record in run.steps:
-        if record.phase == "script" and isinstance(record.action, Reconnect):
-            return next((e for e in record.events if type(e) is Decided), None)
-    return None
+def first_resumption(run: ScenarioRun) -> Tuple[Optional[Decided], List]:
+    """The decision on the script's own resumption (the case's request), and every event after
+    it."""
+    events = [(r, e) for r in run.steps for e in r.events]
+    for n, (record, event) in enumerate(events):
+        if record.phase == "script" and isinstance(record.action, Reconnect) \
+                and type(event) is Decided:
+            return event, [e for _, e in events[n + 1:]]
+    return None, []
+
+
+def stream_effect(decided: Decided, after: List) -> str:
+    """The decision's effect, or FOREIGN when the stream it admitted carried another session's
+    messages to the client (what the real side can see), whatever the gate meant to replay."""
+    for event in after:
+        if type(event) is Decided and event.client == decided.client:
+            break
+        if type(event) is Applied and event.client == decided.client \
+                and event.owner != decided.client:
+            return FOREIGN
+    return decided.effect
 
 
 def client_outcome(run: ScenarioRun, client: int = 0) -> str:
@@ -57,8 +74,8 @@ def predict(case, server: str) -> Outcome:
     run = model_run(case, server)
     if run.gate_error:
         raise RuntimeError(f"{case.name}: the model's gate failed: {run.gate_error}")
-    decided = first_resumption(run)
+    decided, after = first_resumption(run)
     if decided is None:
         raise RuntimeError(f"{case.name}: the script's resumption was not enabled in the model")
-    client = client_outcome(run) if case.driver == "sdk_client" else NO_CLIENT
-    return Outcome(decided.status, decided.code, decided.effect, client)
+    client = client_outcome(run, decided.client) if case.driver == "sdk_client" else NO_CLIENT
+    return Outcome(decided.status, decided.code, stream_effect(decided, after), client)

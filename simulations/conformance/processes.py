@@ -11,16 +11,10 @@ import time
 from pathlib import Path
 from typing import List, Optional
 
-import httpx
-
-from .server import HARNESS_PREFIX
+from .probe import STORED_PREFIX, HarnessError
 
 READY_TIMEOUT = 20.0      # seconds a server or nginx may take to answer its first request
 STOP_TIMEOUT = 5.0        # seconds between SIGTERM and SIGKILL
-
-
-class HarnessError(RuntimeError):
-    """The harness could not set a case up (a process would not start, a port would not bind)."""
 
 
 def listening_socket(port: int = 0) -> socket.socket:
@@ -104,7 +98,7 @@ class ServerInstance:
                                             pass_fds=[sock.fileno()])
         finally:
             sock.close()      # the child holds it now; a stopped child leaves the port closed
-        self.procs.wait_ready(self.process, self.url + HARNESS_PREFIX + "-")
+        self.procs.wait_ready(self.process, self.url + STORED_PREFIX + "-")
         return self
 
     def stop(self) -> None:
@@ -131,6 +125,7 @@ class Processes:
 
     def wait_ready(self, proc: Process, url: str) -> None:
         """Poll `url` until it answers (any status) or READY_TIMEOUT passes."""
+        import httpx
         deadline = time.monotonic() + READY_TIMEOUT
         while time.monotonic() < deadline:
             if not proc.alive():

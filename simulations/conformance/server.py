@@ -7,21 +7,26 @@ Its one tool, `stream(tag, count, close_after)`, sends `count` log notifications
 on the request's stream, closes the SSE stream after `close_after` of them (SEP-1699 polling:
 the events go on being stored), then returns "tag:done". The harness asks
 `GET /_harness/stored/<tag>` whether the result has reached the event store, so that it resumes
-only once there is nothing left to emit (no timing guesses).
+only once there is nothing left to emit (no timing guesses). With `hold`, the tool waits after
+the close until `GET /_harness/release/<hold>`, so the harness can interleave two sessions' calls
+at a fixed point.
 """
 from __future__ import annotations
 
 import argparse
 import json
 import sys
-from typing import Set
+from typing import Dict, Set
+
+import anyio
 
 from mcp.server.mcpserver import Context, MCPServer
 
 from .event_store import BoundedEventStore
 from .guard import StrictResumptionGuard
+from .probe import RELEASE_PREFIX, STORED_PREFIX
 
-HARNESS_PREFIX = "/_harness/stored/"
+HOLD_LIMIT = 20.0
 
 
 class RecordingStore:
@@ -49,13 +54,23 @@ def build_app(capacity: int, retry_ms: int, guard: bool, incarnation: int):
     the harness's read-only probe."""
     server = MCPServer("conformance")
 
+    releases: Dict[str, anyio.Event] = {}
+
+    def release(name: str) -> anyio.Event:
+        return releases.setdefault(name, anyio.Event())
+
     @server.tool()
-    async def stream(tag: str, count: int, close_after: int, ctx: Context) -> str:
-        """Send `count` notifications, closing the SSE stream after `close_after` of them."""
+    async def stream(tag: str, count: int, close_after: int, ctx: Context,
+                     hold: str = "") -> str:
+        """Send `count` notifications, closing the SSE stream after `close_after` of them; with
+        `hold`, wait (at most HOLD_LIMIT s) after the close until the harness releases it."""
         for i in range(1, count + 1):
             await ctx.info(f"{tag}:{i}")
             if i == close_after:
                 await ctx.close_sse_stream()
+                if hold:
+                    with anyio.move_on_after(HOLD_LIMIT):
+                        await release(hold).wait()
         return f"{tag}:done"
 
     the_guard = StrictResumptionGuard(capacity=capacity, incarnation=incarnation) \
@@ -67,9 +82,13 @@ def build_app(capacity: int, retry_ms: int, guard: bool, incarnation: int):
         app = the_guard.wrap(app)
 
     async def harness_app(scope, receive, send):
-        if scope["type"] == "http" and scope["path"].startswith(HARNESS_PREFIX):
-            tag = scope["path"][len(HARNESS_PREFIX):]
-            body = json.dumps({"stored": tag in store.results}).encode()
+        path = scope.get("path", "") if scope["type"] == "http" else ""
+        if path.startswith((STORED_PREFIX, RELEASE_PREFIX)):
+            if path.startswith(RELEASE_PREFIX):
+                release(path[len(RELEASE_PREFIX):]).set()
+                body = b'{"released": true}'
+            else:
+                body = json.dumps({"stored": path[len(STORED_PREFIX):] in store.results}).encode()
             await send({"type": "http.response.start", "status": 200,
                         "headers": [(b"content-type", b"application/json")]})
             await send({"type": "http.response.body", "body": body})

@@ -11,6 +11,8 @@ from typing import Dict, List, NamedTuple, Optional
 
 import httpx
 
+from .probe import RELEASE_PREFIX, STORED_PREFIX
+
 PROTOCOL_VERSION = "2025-11-25"
 ACCEPT = "application/json, text/event-stream"
 QUIET = 1.5            # seconds of silence after which an open stream is reported as silent
@@ -134,12 +136,14 @@ class WireClient:
         self.post({"jsonrpc": "2.0", "method": "notifications/initialized"})
         return answer
 
-    def call_stream(self, request_id: int, tag: str, count: int, close_after: int) -> Answer:
+    def call_stream(self, request_id: int, tag: str, count: int, close_after: int,
+                    hold: str = "") -> Answer:
         """tools/call `stream`; returns what arrived before the server closed the stream."""
+        arguments = {"tag": tag, "count": count, "close_after": close_after}
+        if hold:
+            arguments["hold"] = hold
         return self.post({"jsonrpc": "2.0", "id": request_id, "method": "tools/call", "params": {
-            "name": "stream", "arguments": {"tag": tag, "count": count,
-                                            "close_after": close_after}}},
-            until_label=f"{tag}:done")
+            "name": "stream", "arguments": arguments}}, until_label=f"{tag}:done")
 
     def resume(self, last_event_id: Optional[str], until_label: Optional[str] = None,
                session_id: Optional[str] = None) -> Answer:
@@ -155,11 +159,16 @@ class WireClient:
             return _read(r, until_label, self.quiet)
 
 
+def release(server_url: str, name: str) -> None:
+    """Let a tool call waiting on `hold=name` finish."""
+    httpx.get(f"{server_url}{RELEASE_PREFIX}{name}", timeout=2.0).raise_for_status()
+
+
 def wait_stored(server_url: str, tag: str, timeout: float = 10.0) -> None:
     """Wait until the server's event store holds the result of the call tagged `tag`."""
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
-        reply = httpx.get(f"{server_url}/_harness/stored/{tag}", timeout=2.0).json()
+        reply = httpx.get(f"{server_url}{STORED_PREFIX}{tag}", timeout=2.0).json()
         if reply.get("stored"):
             return
         time.sleep(0.02)

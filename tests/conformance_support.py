@@ -1,0 +1,21 @@
+"""Conformance tests need the 'conformance' extra (and nginx for the harness). On a developer's
+machine without them they skip, naming what is missing; in CI (MCP_CONFORMANCE_REQUIRED=1, set
+by .ci/run) a missing requirement fails instead, so the conformance claim is always checked."""
+import os
+
+import pytest
+
+REQUIRED = os.environ.get("MCP_CONFORMANCE_REQUIRED") == "1"
+
+
+def require_conformance(need_nginx: bool = False) -> None:
+    """Skip (or, in CI, fail) unless the harness's requirements are present."""
+    from simulations.conformance.harness import missing_requirements
+    missing = missing_requirements()
+    if not need_nginx:
+        missing = [m for m in missing if "nginx" not in m]
+    if missing:
+        message = "conformance requirements missing: " + "; ".join(missing)
+        if REQUIRED:
+            pytest.fail(message)
+        pytest.skip(message)

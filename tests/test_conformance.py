@@ -1,0 +1,94 @@
+"""Model vs reality: every conformance case against the real MCP Python SDK (and the SDK behind
+StrictResumptionGuard), two instances behind a real nginx for the load-balanced cases. The model's
+`sdk` policy must predict the plain SDK and its `strict` policy the guarded one, on every case."""
+import json
+import subprocess
+import sys
+
+import pytest
+
+from conformance_support import require_conformance
+from simulations.cli import main
+from simulations.conformance.cases import CASES
+from simulations.conformance.outcome import Outcome
+
+
+@pytest.fixture(scope="module")
+def real_run(tmp_path_factory):
+    """One run of the CLI over every case and server, as a user would start it."""
+    require_conformance(need_nginx=True)
+    out = tmp_path_factory.mktemp("conformance")
+    proc = subprocess.run([sys.executable, "-m", "simulations", "conformance", "--json",
+                           "--out", str(out), "--logs", str(out / "logs")],
+                          capture_output=True, text=True, timeout=900)
+    return proc, out
+
+
+def test_model_and_reality_agree_on_every_case(real_run):
+    proc, out = real_run
+    rows = json.loads(proc.stdout)["rows"]
+    disagreements = [f"{r['case']}/{r['server']}: {r['differences']} ({r['evidence']})"
+                     for r in rows if not r["agree"]]
+    assert disagreements == [], "\n".join(disagreements)
+    assert {(r["case"], r["server"]) for r in rows} == \
+        {(c, s) for c in CASES for s in ("sdk", "guard")}
+    assert proc.returncode == 0, proc.stderr
+
+
+def test_the_real_sdk_shows_what_the_model_says_it_does(real_run):
+    """The findings the README cites, read off the real run (not the model)."""
+    real = {(r["case"], r["server"]): r["real"] for r in json.loads(real_run[0].stdout)["rows"]}
+    assert real[("evicted_cursor", "sdk")]["stream"] == "empty_close"
+    assert real[("evicted_cursor_sdk_client", "sdk")]["client"] == "stalled"
+    assert real[("foreign_cursor", "sdk")]["stream"] == "foreign"
+    assert real[("same_request_id", "sdk")]["stream"] == "foreign"
+    assert real[("same_request_id", "guard")]["stream"] == "replay"
+    assert real[("restart_then_resume", "sdk")]["client"] == "gave_up"
+    assert real[("evicted_cursor", "guard")]["code"] == "replay_gap"
+    assert real[("foreign_cursor", "guard")]["status"] == 400
+
+
+def test_the_results_folder_has_the_table_and_a_manifest(real_run):
+    _, out = real_run
+    text = (out / "CONFORMANCE.md").read_text()
+    assert f"{2 * len(CASES)} of {2 * len(CASES)} rows agree" in text
+    manifest = json.loads((out / "manifest.json").read_text())
+    assert manifest["config"]["versions"]["mcp"] == "2.3.0"
+    assert manifest["config"]["cases"] == list(CASES)
+
+
+def test_predictions_need_only_the_model(capsys):
+    assert main(["conformance", "--predict-only", "--json", "--case", "foreign_cursor"]) == 0
+    rows = json.loads(capsys.readouterr().out)
+    assert {r["server"]: r["model"]["code"] for r in rows} == \
+        {"sdk": "ok", "guard": "cursor_session_mismatch"}
+
+
+def test_a_disagreement_is_a_row_that_says_no_and_a_nonzero_exit(monkeypatch, tmp_path, capsys):
+    require_conformance()
+    from simulations.conformance import drills, harness
+    monkeypatch.setattr(harness, "missing_requirements", lambda: [])
+    monkeypatch.setitem(drills.DRILLS, "unknown_session", lambda env: drills.Observed(
+        Outcome(200, "ok", "empty", "-"), "made up for the test"))
+    code = main(["conformance", "--case", "unknown_session", "--server", "sdk",
+                 "--out", str(tmp_path), "--logs", str(tmp_path / "logs")])
+    assert code == 1
+    assert "| unknown_session | sdk |" in (tmp_path / "CONFORMANCE.md").read_text()
+    assert "| NO |" in (tmp_path / "CONFORMANCE.md").read_text()
+    assert "status: model 404, real 200" in capsys.readouterr().out
+
+
+def test_missing_requirements_are_named_with_exit_2_and_nothing_written(monkeypatch, tmp_path,
+                                                                        capsys):
+    from simulations.conformance import harness
+    monkeypatch.setattr(harness, "missing_requirements",
+                        lambda: ["nginx is not installed (Debian: apt-get install nginx-light)"])
+    assert main(["conformance", "--out", str(tmp_path / "out")]) == 2
+    assert "nginx is not installed" in capsys.readouterr().err
+    assert not (tmp_path / "out").exists()
+
+
+@pytest.mark.parametrize("argv", [["--case", "nope"], ["--server", "both"]])
+def test_bad_arguments_exit_2(argv, capsys):
+    assert main(["conformance"] + argv) == 2
+    assert "invalid choice" in capsys.readouterr().err

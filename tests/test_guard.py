@@ -1,0 +1,201 @@
+"""StrictResumptionGuard in process: its ids, its decisions (the model's strict policy on what
+the process knows) and its bookkeeping, in front of a stand-in for the SDK's session manager.
+The same guard in front of the real SDK is checked by tests/test_conformance.py."""
+import json
+
+import anyio
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from conformance_support import require_conformance
+
+
+@pytest.fixture(autouse=True)
+def _needs_the_extra():
+    require_conformance()
+
+
+def _guard_module():
+    from simulations.conformance import guard
+    return guard
+
+
+class FakeManager:
+    """Stands in for StreamableHTTPSessionManager: issues session ids on a request without one
+    (storing a priming event before the response starts, as the SDK does), stores `count` events
+    on stream <path> for a POST, replays for a GET with Last-Event-ID, forgets on DELETE."""
+
+    def __init__(self, store):
+        self.store, self.sessions, self.issued = store, set(), 0
+
+    async def __call__(self, scope, receive, send):
+        headers = dict(scope["headers"])
+        sid = headers.get(b"mcp-session-id")
+        if sid is None:
+            self.issued += 1
+            sid = f"s{self.issued}".encode()
+            self.sessions.add(sid)
+            priming = await self.store.store_event("0", None)
+            return await _answer(send, 200, {"priming": priming}, [(b"mcp-session-id", sid)])
+        if sid not in self.sessions:
+            return await _answer(send, 404, {"error": {"message": "Session not found"}})
+        if scope["method"] == "POST":
+            count = int(scope["query_string"] or b"1")
+            ids = [await self.store.store_event(scope["path"].strip("/"), {"n": n})
+                   for n in range(count)]
+            return await _answer(send, 200, {"ids": ids})
+        if scope["method"] == "DELETE":
+            self.sessions.discard(sid)
+            return await _answer(send, 200, {})
+        replayed = []
+
+        async def collect(event):
+            replayed.append(event.event_id)
+        stream = await self.store.replay_events_after(headers[b"last-event-id"].decode(), collect)
+        return await _answer(send, 200, {"stream": stream, "replayed": replayed})
+
+
+async def _answer(send, status, body, headers=()):
+    await send({"type": "http.response.start", "status": status, "headers": list(headers)})
+    await send({"type": "http.response.body", "body": json.dumps(body).encode()})
+
+
+async def _request(app, method, path="/", session=None, cursor=None, query=b""):
+    headers = []
+    if session is not None:
+        headers.append((b"mcp-session-id", session.encode()))
+    if cursor is not None:
+        headers.append((b"last-event-id", cursor.encode()))
+    scope = {"type": "http", "method": method, "path": path, "headers": headers,
+             "query_string": query}
+    sent = []
+
+    async def receive():
+        return {"type": "http.request", "body": b"", "more_body": False}
+
+    async def send(message):
+        sent.append(message)
+    await app(scope, receive, send)
+    start = sent[0]
+    body = b"".join(m.get("body", b"") for m in sent[1:])
+    return start["status"], dict(start["headers"]), json.loads(body)
+
+
+def _guarded(capacity=3, incarnation=7):
+    guard_mod = _guard_module()
+    guard = guard_mod.StrictResumptionGuard(capacity=capacity, incarnation=incarnation)
+    return guard.wrap(FakeManager(guard.event_store)), guard
+
+
+def _open(app):
+    """A new session: (session id, priming id)."""
+    status, headers, body = anyio.run(_request, app, "GET")
+    return headers[b"mcp-session-id"].decode(), body["priming"]
+
+
+def _emit(app, session, stream, count):
+    return anyio.run(_request, app, "POST", f"/{stream}", session, None,
+                     str(count).encode())[2]["ids"]
+
+
+def _resume(app, session, cursor):
+    return anyio.run(_request, app, "GET", "/", session, cursor)
+
+
+@given(key=st.text("0123456789abcdef", min_size=1, max_size=16),
+       numbers=st.tuples(*[st.integers(0, 10**9)] * 3))
+def test_tagged_ids_round_trip(key, numbers):
+    tagged = _guard_module().TaggedId(key, *numbers)
+    assert _guard_module().TaggedId.parse(str(tagged)) == tagged
+
+
+@pytest.mark.parametrize("text", ["", "abc", "a-1-2", "a-1-2-x", "a--2-3", "a-1-2-3-4", "-1-2-3"])
+def test_text_that_is_not_a_tagged_id_parses_to_none(text):
+    assert _guard_module().TaggedId.parse(text) is None
+
+
+def test_ids_minted_before_the_session_id_is_known_carry_the_session():
+    app, guard = _guarded()
+    session, priming = _open(app)
+    ids = _emit(app, session, "1", 2)
+    key = guard.sessions[session].key
+    assert priming.startswith(key + "-7-") and all(i.startswith(key + "-7-") for i in ids)
+    status, _, body = _resume(app, session, priming)
+    assert status == 200 and body["replayed"] == [] and body["stream"] == "0"
+
+
+@settings(max_examples=150, deadline=None)
+@given(data=st.data(), sessions=st.integers(1, 3), capacity=st.integers(1, 4))
+def test_every_decision_is_strict_and_a_replay_never_crosses_sessions(data, sessions, capacity):
+    """Sessions whose calls share a request id ("1"), like SDK clients' calls: the guard still
+    keeps each session's stream apart, and decides like the model's strict policy."""
+    app, guard = _guarded(capacity)
+    opened = [_open(app)[0] for _ in range(sessions)]
+    emitted = {s: _emit(app, s, "1", data.draw(st.integers(1, 6), label=f"events of {s}"))
+               for s in opened}
+    asker = data.draw(st.sampled_from(opened + ["never-issued"]), label="asking session")
+    owner = data.draw(st.sampled_from(opened), label="cursor's session")
+    index = data.draw(st.integers(0, len(emitted[owner]) - 1), label="cursor index")
+    cursor = emitted[owner][index]
+    status, _, body = _resume(app, asker, cursor)
+    ids = emitted[owner]
+    if asker == "never-issued":
+        assert (status, body["error"]["data"]["code"]) == (404, "session_not_found")
+    elif asker != owner:
+        assert (status, body["error"]["data"]["code"]) == (400, "cursor_session_mismatch")
+    elif index < len(ids) - capacity - 1:           # dropped before the floor: a gap
+        assert (status, body["error"]["data"]["code"]) == (409, "replay_gap")
+        assert body["error"]["data"]["resume_from"] == ids[len(ids) - capacity - 1]
+    else:                                           # retained, or the floor itself
+        assert status == 200 and body["replayed"] == ids[index + 1:]
+    assert guard.decisions[-1][1].status == status
+
+
+def test_a_cursor_from_another_incarnation_is_refused():
+    app, guard = _guarded(incarnation=7)
+    session, _ = _open(app)
+    ids = _emit(app, session, "1", 2)
+    tagged = _guard_module().TaggedId.parse(ids[-1])
+    other_generation = str(tagged._replace(incarnation=8))
+    status, _, body = _resume(app, session, other_generation)
+    assert (status, body["error"]["data"]["code"]) == (409, "generation_mismatch")
+    unknown_key = str(tagged._replace(key="f" * 16))
+    status, _, body = _resume(app, session, unknown_key)
+    assert (status, body["error"]["data"]["code"]) == (409, "cursor_unverifiable")
+    status, _, body = _resume(app, session, "not-a-guard-id")
+    assert (status, body["error"]["data"]["code"]) == (409, "cursor_unverifiable")
+
+
+def test_a_cursor_above_the_high_water_mark_is_never_clamped():
+    app, _ = _guarded()
+    session, _ = _open(app)
+    ids = _emit(app, session, "1", 2)
+    ahead = str(_guard_module().TaggedId.parse(ids[-1])._replace(seq=99))
+    status, _, body = _resume(app, session, ahead)
+    assert (status, body["error"]["data"]["code"]) == (409, "cursor_ahead")
+
+
+def test_a_session_is_forgotten_on_delete_and_on_the_sdks_404():
+    app, guard = _guarded()
+    session, priming = _open(app)
+    assert anyio.run(_request, app, "DELETE", "/", session)[0] == 200
+    assert session not in guard.sessions
+    status, _, body = _resume(app, session, priming)
+    assert (status, body["error"]["data"]["code"]) == (404, "session_not_found")
+    other, _ = _open(app)
+    app.app.sessions.discard(other.encode())          # the SDK reaps it (idle timeout)
+    assert anyio.run(_request, app, "POST", "/1", other)[0] == 404
+    assert other not in guard.sessions
+
+
+def test_the_store_outside_the_guard_says_how_to_use_it():
+    guard = _guard_module().StrictResumptionGuard(capacity=2)
+    with pytest.raises(RuntimeError, match="guard.wrap"):
+        anyio.run(guard.event_store.store_event, "1", None)
+
+
+@pytest.mark.parametrize("kwargs", [{"capacity": 0}, {"capacity": True}, {"incarnation": -1}])
+def test_bad_guard_settings_are_refused(kwargs):
+    with pytest.raises(ValueError):
+        _guard_module().StrictResumptionGuard(**kwargs)
