@@ -4,6 +4,7 @@ StrictResumptionGuard), two instances behind a real nginx for the load-balanced 
 import json
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -11,6 +12,8 @@ from conformance_support import require_conformance
 from simulations.cli import main
 from simulations.conformance.cases import CASES
 from simulations.conformance.outcome import Outcome
+
+ROOT = Path(__file__).resolve().parent.parent
 
 
 @pytest.fixture(scope="module")
@@ -92,3 +95,20 @@ def test_missing_requirements_are_named_with_exit_2_and_nothing_written(monkeypa
 def test_bad_arguments_exit_2(argv, capsys):
     assert main(["conformance"] + argv) == 2
     assert "invalid choice" in capsys.readouterr().err
+
+
+def test_the_committed_results_still_say_what_the_model_predicts():
+    """Back-test: results/conformance agrees on every row, and its model column is what the
+    model predicts today (a model change that moves a prediction means `make conformance`)."""
+    from simulations.conformance.predict import predict
+    from simulations.conformance.report import load_rows
+    rows = load_rows(ROOT / "results" / "conformance")
+    assert all(r.agree for r in rows)
+    assert {(r.case, r.server): r.model for r in rows} == \
+        {(c, s): predict(CASES[c], s) for c in CASES for s in ("sdk", "guard")}
+
+
+def test_the_readme_shows_the_committed_table():
+    from simulations.conformance.harness import table
+    from simulations.conformance.report import load_rows
+    assert table(load_rows(ROOT / "results" / "conformance")) in (ROOT / "README.md").read_text()

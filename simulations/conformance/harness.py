@@ -37,6 +37,14 @@ class Row(NamedTuple):
     note: str
     seconds: float
 
+    @staticmethod
+    def from_dict(data: Dict) -> "Row":
+        """A row as `as_dict` wrote it (conformance.json)."""
+        fields = dict(data)
+        fields["model"] = Outcome(**fields["model"])
+        fields["real"] = Outcome(**fields["real"]) if fields["real"] is not None else None
+        return Row(**fields)
+
     def as_dict(self) -> Dict[str, object]:
         out = dict(self._asdict())
         out["model"] = self.model.as_dict()

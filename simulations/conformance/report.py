@@ -43,5 +43,7 @@ def write_results(folder: Path, rows: List[Row], env: Dict[str, str], cases: Lis
                                               "versions": env}))
 
 
-def load_rows(folder: Path) -> List[dict]:
-    return json.loads((Path(folder) / "conformance.json").read_text())["rows"]
+def load_rows(folder: Path) -> List[Row]:
+    """The rows of a results folder's conformance.json."""
+    data = json.loads((Path(folder) / "conformance.json").read_text())
+    return [Row.from_dict(row) for row in data["rows"]]
