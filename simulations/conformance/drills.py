@@ -12,8 +12,8 @@ from uuid import uuid4
 import anyio
 
 from .nginx import Nginx
-from .outcome import (COMPLETED, EMPTY, EMPTY_CLOSE, NO_CLIENT, REJECTED, REPLAY, Outcome,
-                      classify_stream, code_of_refusal)
+from .outcome import (COMPLETED, EMPTY, EMPTY_CLOSE, NO_CLIENT, REINITIALIZED, REJECTED, REPLAY,
+                      Outcome, classify_stream, code_of_refusal)
 from .probe import HarnessError
 from .processes import Processes, ServerInstance
 from .sdk_driver import ClientRun, run_sdk_client
@@ -50,6 +50,15 @@ def _raw_outcome(answer: Answer, own_tag: str, expected: List[str]) -> Outcome:
                    NO_CLIENT)
 
 
+def _owed(tag: str, count: int, call: Answer) -> List[str]:
+    """The labels of call `tag` that did not reach the client before its stream closed."""
+    return [label for label in _labels(tag, count) if label not in call.labels]
+
+
+def _observed(answer: Answer, own_tag: str, owed: List[str]) -> Observed:
+    return Observed(_raw_outcome(answer, own_tag, owed), _raw_evidence(answer))
+
+
 def _raw_evidence(answer: Answer) -> str:
     if answer.status != 200:
         return f"GET answered {answer.status} {answer.body}"
@@ -65,41 +74,42 @@ def _interrupted_call(env: Env, capacity: int, count: int, close_after: int):
     client.initialize()
     call = client.call_stream(1, "A", count, close_after)
     wait_stored(server.url, "A")
-    owed = [label for label in _labels("A", count) if label not in call.labels]
-    return client, call.events[-1].id, owed
+    return client, call.events[-1].id, _owed("A", count, call)
 
 
 def own_cursor(env: Env) -> Observed:
     client, cursor, owed = _interrupted_call(env, 64, 6, 2)
     answer = client.resume(cursor, until_label="A:done")
-    return Observed(_raw_outcome(answer, "A", owed), _raw_evidence(answer))
+    return _observed(answer, "A", owed)
 
 
 def evicted_cursor(env: Env) -> Observed:
     client, cursor, owed = _interrupted_call(env, 3, 9, 1)
     answer = client.resume(cursor, until_label="A:done")
-    return Observed(_raw_outcome(answer, "A", owed), _raw_evidence(answer))
+    return _observed(answer, "A", owed)
 
 
-def foreign_cursor(env: Env) -> Observed:
+def _two_sessions(env: Env):
+    """One server and two initialized raw clients on it."""
     server = env.server("A")
     a, b = WireClient(server.url), WireClient(server.url)
     a.initialize()
     b.initialize()
+    return server, a, b
+
+
+def foreign_cursor(env: Env) -> Observed:
+    server, a, b = _two_sessions(env)
     call_a = a.call_stream(1, "A", 6, 2)
     call_b = b.call_stream(2, "B", 2, 2)
     wait_stored(server.url, "A")
     wait_stored(server.url, "B")
-    owed = [label for label in _labels("B", 2) if label not in call_b.labels]
     answer = b.resume(call_a.events[-1].id, until_label="A:done")
-    return Observed(_raw_outcome(answer, "B", owed), _raw_evidence(answer))
+    return _observed(answer, "B", _owed("B", 2, call_b))
 
 
 def same_request_id(env: Env) -> Observed:
-    server = env.server("A")
-    a, b = WireClient(server.url), WireClient(server.url)
-    a.initialize()
-    b.initialize()
+    server, a, b = _two_sessions(env)
     # Both sessions number their calls from 1, as every SDK client does; B's call pauses after
     # its stream closes while A's whole call runs, then finishes.
     call_b = b.call_stream(1, "B", 4, 2, hold="B")
@@ -107,15 +117,14 @@ def same_request_id(env: Env) -> Observed:
     wait_stored(server.url, "A")
     release(server.url, "B")
     wait_stored(server.url, "B")
-    owed = [label for label in _labels("B", 4) if label not in call_b.labels]
     answer = b.resume(call_b.events[-1].id, until_label="B:done")
-    return Observed(_raw_outcome(answer, "B", owed), _raw_evidence(answer))
+    return _observed(answer, "B", _owed("B", 4, call_b))
 
 
 def unknown_session(env: Env) -> Observed:
     client, cursor, owed = _interrupted_call(env, 64, 2, 1)
     answer = client.resume(cursor, session_id=uuid4().hex)
-    return Observed(_raw_outcome(answer, "A", owed), _raw_evidence(answer))
+    return _observed(answer, "A", owed)
 
 
 def _through_nginx(env: Env, mode: str):
@@ -168,15 +177,15 @@ def _client_outcome(run: ClientRun, tag: str, count: int) -> Outcome:
     if not run.resumes:
         raise HarnessError(f"the SDK client never resumed (outcome {run.outcome}: {run.detail})")
     first = run.resumes[0]
+    client = REINITIALIZED if run.initializes > 1 else run.outcome
     if first.status != 200:
-        return Outcome(first.status, code_of_refusal(first.status, first.body), REJECTED,
-                       run.outcome)
+        return Outcome(first.status, code_of_refusal(first.status, first.body), REJECTED, client)
     if run.outcome == COMPLETED:
         stream = REPLAY if run.labels == _labels(tag, count) else \
             f"replay, client applied {run.labels}"
     else:
         stream = EMPTY_CLOSE if len(run.resumes) > 1 else EMPTY
-    return Outcome(200, "ok", stream, run.outcome)
+    return Outcome(200, "ok", stream, client)
 
 
 def _client_evidence(run: ClientRun) -> str:

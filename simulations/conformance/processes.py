@@ -52,14 +52,15 @@ class Process:
         return self.popen.poll() is None
 
     def stop(self) -> None:
-        """SIGTERM the process by pid, SIGKILL it after STOP_TIMEOUT, and reap it."""
+        """SIGTERM the process by pid; after STOP_TIMEOUT, SIGKILL its process group (it leads
+        one: started with start_new_session); reap it."""
         if not self.alive():
             return
         os.kill(self.pid, signal.SIGTERM)
         try:
             self.popen.wait(STOP_TIMEOUT)
-        except subprocess.TimeoutExpired:
-            os.kill(self.pid, signal.SIGKILL)
+        except subprocess.TimeoutExpired:   # and whatever it started (nginx's workers)
+            os.killpg(self.pid, signal.SIGKILL)
             self.popen.wait(STOP_TIMEOUT)
 
     def tail(self, lines: int = 15) -> str:
