@@ -19,14 +19,17 @@ PACKAGES = ("numpy", "simpy", "networkx", "matplotlib", "pandas", "hypothesis")
 ROOT = Path(__file__).resolve().parent.parent
 
 
-def code_version() -> Dict[str, object]:
-    """The git commit of the checkout and whether it has uncommitted changes (None outside git)."""
+def code_version(root: Path = ROOT) -> Dict[str, object]:
+    """The git commit of the checkout and whether its code has uncommitted changes (None outside
+    git). Changes under results/ do not count: they are the outputs being regenerated, so a
+    manifest written after its folder's other files would otherwise always say "dirty"."""
     def git(*args: str) -> str:
-        return subprocess.run(["git", *args], cwd=ROOT, capture_output=True, text=True,
+        return subprocess.run(["git", *args], cwd=root, capture_output=True, text=True,
                               timeout=10, check=True).stdout.strip()
     try:
         commit = git("rev-parse", "HEAD")
-        dirty = bool(git("status", "--porcelain", "--untracked-files=no"))
+        dirty = bool(git("status", "--porcelain", "--untracked-files=no", "--", ".",
+                         ":(exclude)results"))
     except (OSError, subprocess.SubprocessError):
         return {"commit": None, "dirty": None}
     return {"commit": commit, "dirty": dirty}

@@ -40,3 +40,24 @@ def test_report_of_a_sweep_embeds_its_figures(tmp_path, capsys):
 def test_report_of_a_folder_without_results_is_a_usage_error(tmp_path, capsys):
     assert main(["report", str(tmp_path)]) == 2
     assert "manifest.json is missing" in capsys.readouterr().err
+
+
+def test_regenerated_results_do_not_make_the_code_dirty(tmp_path):
+    """A manifest is written after its folder's other files; rewriting committed results must
+    not mark the code as changed (it did: every committed manifest said dirty=true)."""
+    import subprocess
+    from simulations.provenance import code_version
+
+    def git(*args):
+        subprocess.run(["git", *args], cwd=tmp_path, check=True, capture_output=True)
+    (tmp_path / "model").mkdir()
+    (tmp_path / "results").mkdir()
+    (tmp_path / "model" / "code.py").write_text("x = 1\n")
+    (tmp_path / "results" / "table.md").write_text("old\n")
+    git("init", "-q")
+    git("add", "-A")
+    git("-c", "user.email=t@example.org", "-c", "user.name=t", "commit", "-qm", "c")
+    (tmp_path / "results" / "table.md").write_text("new\n")
+    assert code_version(tmp_path)["dirty"] is False
+    (tmp_path / "model" / "code.py").write_text("x = 2\n")
+    assert code_version(tmp_path)["dirty"] is True
