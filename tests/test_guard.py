@@ -82,9 +82,13 @@ async def _request(app, method, path="/", session=None, cursor=None, query=b""):
     return start["status"], dict(start["headers"]), json.loads(body)
 
 
-def _guarded(capacity=3, incarnation=7):
-    guard_mod = _guard_module()
-    guard = guard_mod.StrictResumptionGuard(capacity=capacity, incarnation=incarnation)
+def _guarded(capacity=3, incarnation=7, wrapping=False):
+    """A guard in front of the stand-in manager; `wrapping`: around the SDK-example-style store
+    (whose streams, keyed by request id alone, would mix sessions without the guard)."""
+    from simulations.conformance.event_store import BoundedEventStore
+    inner = BoundedEventStore(capacity + 1) if wrapping else None
+    guard = _guard_module().StrictResumptionGuard(capacity=capacity, incarnation=incarnation,
+                                                  inner_store=inner)
     return guard.wrap(FakeManager(guard.event_store)), guard
 
 
@@ -115,8 +119,9 @@ def test_text_that_is_not_a_tagged_id_parses_to_none(text):
     assert _guard_module().TaggedId.parse(text) is None
 
 
-def test_ids_minted_before_the_session_id_is_known_carry_the_session():
-    app, guard = _guarded()
+@pytest.mark.parametrize("wrapping", [False, True])
+def test_ids_minted_before_the_session_id_is_known_carry_the_session(wrapping):
+    app, guard = _guarded(wrapping=wrapping)
     session, priming = _open(app)
     ids = _emit(app, session, "1", 2)
     key = guard.sessions[session].key
@@ -126,11 +131,14 @@ def test_ids_minted_before_the_session_id_is_known_carry_the_session():
 
 
 @settings(max_examples=150, deadline=None)
-@given(data=st.data(), sessions=st.integers(1, 3), capacity=st.integers(1, 4))
-def test_every_decision_is_strict_and_a_replay_never_crosses_sessions(data, sessions, capacity):
+@given(data=st.data(), sessions=st.integers(1, 3), capacity=st.integers(1, 4),
+       wrapping=st.booleans())
+def test_every_decision_is_strict_and_a_replay_never_crosses_sessions(data, sessions, capacity,
+                                                                      wrapping):
     """Sessions whose calls share a request id ("1"), like SDK clients' calls: the guard still
-    keeps each session's stream apart, and decides like the model's strict policy."""
-    app, guard = _guarded(capacity)
+    keeps each session's stream apart (also around a store that would not), and decides like
+    the model's strict policy."""
+    app, guard = _guarded(capacity, wrapping=wrapping)
     opened = [_open(app)[0] for _ in range(sessions)]
     emitted = {s: _emit(app, s, "1", data.draw(st.integers(1, 6), label=f"events of {s}"))
                for s in opened}
@@ -187,6 +195,34 @@ def test_a_session_is_forgotten_on_delete_and_on_the_sdks_404():
     app.app.sessions.discard(other.encode())          # the SDK reaps it (idle timeout)
     assert anyio.run(_request, app, "POST", "/1", other)[0] == 404
     assert other not in guard.sessions
+
+
+def test_an_inner_store_that_mixes_streams_is_caught_not_replayed():
+    """A wrapped store that replays an event the stream never stored is a bug in that store:
+    the replay fails loudly instead of delivering it."""
+    from simulations.conformance.event_store import BoundedEventStore
+
+    class Mixing(BoundedEventStore):
+        async def replay_events_after(self, last_event_id, send_callback):
+            from mcp.server.streamable_http import EventMessage
+            await send_callback(EventMessage({"n": "stranger"}, "not-one-of-ours"))
+            return "1"
+    guard = _guard_module().StrictResumptionGuard(capacity=4, inner_store=Mixing(4))
+    app = guard.wrap(FakeManager(guard.event_store))
+    session, _ = _open(app)
+    ids = _emit(app, session, "1", 2)
+    with pytest.raises(RuntimeError, match="mixes streams"):
+        _resume(app, session, ids[0])
+
+
+def test_an_inner_store_keeping_too_little_fails_loudly_instead_of_stalling():
+    from simulations.conformance.event_store import BoundedEventStore
+    guard = _guard_module().StrictResumptionGuard(capacity=1, inner_store=BoundedEventStore(1))
+    app = guard.wrap(FakeManager(guard.event_store))
+    session, _ = _open(app)
+    ids = _emit(app, session, "1", 2)          # ids[0] is the floor: a valid cursor
+    with pytest.raises(RuntimeError, match="capacity \\+ 1 = 2"):
+        _resume(app, session, ids[0])
 
 
 def test_the_store_outside_the_guard_says_how_to_use_it():

@@ -7,7 +7,8 @@ import `mcp` load only when a harness run starts, and `python -m simulations con
 what is missing first.
 
   event_store.py   a bounded in-memory EventStore with the SDK example store's semantics
-  guard.py         StrictResumptionGuard: ASGI middleware + event store enforcing `strict`
+  guard.py         StrictResumptionGuard: the ASGI middleware enforcing `strict`
+  guard_store.py   its tagged ids, per-session streams and EventStore (standalone or wrapping)
   server.py        the server process the harness starts (one per instance)
   processes.py     starting and stopping server and nginx processes (by pid, bounded waits)
   nginx.py         the generated nginx config (round-robin, or sticky on Mcp-Session-Id)

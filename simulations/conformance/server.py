@@ -73,7 +73,9 @@ def build_app(capacity: int, retry_ms: int, guard: bool, incarnation: int):
                         await release(hold).wait()
         return f"{tag}:done"
 
-    the_guard = StrictResumptionGuard(capacity=capacity, incarnation=incarnation) \
+    # Behind the guard, the example-style store is the deployment's own store the guard wraps.
+    the_guard = StrictResumptionGuard(capacity=capacity, incarnation=incarnation,
+                                      inner_store=BoundedEventStore(capacity + 1)) \
         if guard else None
     store = RecordingStore(the_guard.event_store if the_guard else BoundedEventStore(capacity))
     app = server.streamable_http_app(event_store=store, retry_interval=retry_ms,
