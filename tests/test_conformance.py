@@ -112,3 +112,16 @@ def test_the_readme_shows_the_committed_table():
     from simulations.conformance.harness import table
     from simulations.conformance.report import load_rows
     assert table(load_rows(ROOT / "results" / "conformance")) in (ROOT / "README.md").read_text()
+
+
+def test_the_generated_nginx_config_balances_as_its_mode_says(tmp_path):
+    from simulations.conformance.nginx import render_config
+    sticky = render_config("sticky", [5001, 5002], 6000, tmp_path)
+    round_robin = render_config("round_robin", [5001, 5002], 6000, tmp_path)
+    assert "hash $http_mcp_session_id consistent;" in sticky
+    assert "hash" not in round_robin
+    for conf in (sticky, round_robin):
+        assert "listen 127.0.0.1:6000;" in conf and "server 127.0.0.1:5002" in conf
+        assert "proxy_buffering off;" in conf and "X-Upstream $upstream_addr" in conf
+    with pytest.raises(ValueError, match="unknown nginx mode"):
+        render_config("least_conn", [5001], 6000, tmp_path)

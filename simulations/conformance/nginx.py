@@ -17,6 +17,7 @@ from .probe import STORED_PREFIX, HarnessError
 from .processes import Processes, free_port
 
 MODES = ("round_robin", "sticky")
+START_ATTEMPTS = 3
 
 _CONFIG = """\
 {user}worker_processes 1;
@@ -81,12 +82,19 @@ class Nginx:
         workdir = procs.workdir / f"nginx-{mode}"
         for sub in ("body", "proxy", "fastcgi", "uwsgi", "scgi"):
             (workdir / sub).mkdir(parents=True, exist_ok=True)
-        self.port = free_port()
         conf = workdir / "nginx.conf"
-        conf.write_text(render_config(mode, upstream_ports, self.port, workdir))
-        self.process = procs.spawn(f"nginx-{mode}", [binary, "-c", str(conf), "-p",
-                                                     str(workdir)])
-        procs.wait_ready(self.process, self.url + STORED_PREFIX + "-")
+        for attempt in range(1, START_ATTEMPTS + 1):
+            # The port is free when picked; another process may take it before nginx binds it.
+            self.port = free_port()
+            conf.write_text(render_config(mode, upstream_ports, self.port, workdir))
+            self.process = procs.spawn(f"nginx-{mode}", [binary, "-c", str(conf), "-p",
+                                                         str(workdir)])
+            try:
+                procs.wait_ready(self.process, self.url + STORED_PREFIX + "-")
+                break
+            except HarnessError:
+                if attempt == START_ATTEMPTS:
+                    raise
         self.access_log = workdir / "nginx-access.log"
 
     @property
