@@ -7,9 +7,10 @@ import pytest
 NOTEBOOKS = sorted((Path(__file__).resolve().parent.parent / "notebooks").glob("*.ipynb"))
 
 
-def test_the_four_design_review_notebooks_exist():
+def test_the_design_review_notebooks_exist():
     assert [p.stem for p in NOTEBOOKS] == ["01_incidents", "02_policy_comparison",
-                                           "03_parameter_sweeps", "04_interleavings"]
+                                           "03_parameter_sweeps", "04_interleavings",
+                                           "05_conformance"]
 
 
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.stem)
