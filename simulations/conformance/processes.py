@@ -2,6 +2,7 @@
 stopped by its pid (SIGTERM, then SIGKILL), and `Processes` stops whatever is left on exit."""
 from __future__ import annotations
 
+import ctypes
 import os
 import signal
 import socket
@@ -15,6 +16,7 @@ from .probe import STORED_PREFIX, HarnessError
 
 READY_TIMEOUT = 20.0      # seconds a server or nginx may take to answer its first request
 STOP_TIMEOUT = 5.0        # seconds between SIGTERM and SIGKILL
+PR_SET_PDEATHSIG = 1      # linux/prctl.h
 
 
 def listening_socket(port: int = 0) -> socket.socket:
@@ -37,6 +39,16 @@ def free_port() -> int:
         return sock.getsockname()[1]
 
 
+def _die_with_the_harness() -> None:
+    """In the child, before exec: on Linux, SIGTERM it if the harness dies (even by SIGKILL),
+    so no server or nginx outlives an interrupted run. Linux ties this to the forking thread:
+    start processes from the main thread only."""
+    try:
+        ctypes.CDLL(None, use_errno=True).prctl(PR_SET_PDEATHSIG, signal.SIGTERM)
+    except (OSError, AttributeError):   # not Linux: the context manager still stops them
+        pass
+
+
 class Process:
     """One child process, started in its own process group."""
 
@@ -45,7 +57,8 @@ class Process:
         self.log = log
         with open(log, "ab") as out:
             self.popen = subprocess.Popen(argv, stdout=out, stderr=subprocess.STDOUT,
-                                          pass_fds=tuple(pass_fds), start_new_session=True)
+                                          pass_fds=tuple(pass_fds), start_new_session=True,
+                                          preexec_fn=_die_with_the_harness)
         self.pid = self.popen.pid
 
     def alive(self) -> bool:
