@@ -8,6 +8,7 @@ import sys
 from pathlib import Path
 
 from .conformance.cases import CASES
+from .conformance.outcome import Outcome
 from .conformance.predict import DEPLOYMENTS
 
 
@@ -47,9 +48,8 @@ def run(args: argparse.Namespace) -> int:
             print(json.dumps(rows, indent=2))
         else:
             for row in rows:
-                m = row["model"]
-                print(f"{row['case']:<28} {row['server']:<6} {m['status']} {m['code']} / "
-                      f"{m['stream']}" + ("" if m["client"] == "-" else f", client {m['client']}"))
+                print(f"{row['case']:<28} {row['server']:<6} "
+                      f"{harness.describe(Outcome(**row['model']))}")
         return 0
     missing = harness.missing_requirements()
     if missing:

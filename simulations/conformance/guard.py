@@ -146,10 +146,9 @@ class StrictResumptionGuard:
 
 def _position(stream: StreamRecord, seq: int) -> str:
     """Where sequence number `seq` lies in `stream` (model.view positions)."""
-    if any(event.seq == seq for event in stream.events):
-        return IN_BUFFER
-    if stream.floor is not None and seq == stream.floor.seq:
-        return AT_FLOOR
+    anchor = stream.anchor(seq)
+    if anchor is not None:
+        return AT_FLOOR if anchor is stream.floor else IN_BUFFER
     if seq >= stream.next_seq:
         return ABOVE_HWM
     return BELOW_FLOOR

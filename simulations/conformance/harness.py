@@ -129,7 +129,8 @@ def environment() -> Dict[str, str]:
     return versions
 
 
-def _cell(outcome: Optional[Outcome]) -> str:
+def describe(outcome: Optional[Outcome]) -> str:
+    """An outcome in one table cell: "409 replay_gap / rejected, client gave_up"."""
     if outcome is None:
         return "-"
     client = "" if outcome.client == "-" else f", client {outcome.client}"
@@ -141,8 +142,8 @@ def table(rows: List[Row]) -> str:
     lines = ["| case | server | driver / topology | model predicts | real system did | agree |",
              "|---|---|---|---|---|---|"]
     for r in rows:
-        lines.append(f"| {r.case} | {r.server} | {r.driver} / {r.topology} | {_cell(r.model)} "
-                     f"| {_cell(r.real)} | {'yes' if r.agree else 'NO'} |")
+        lines.append(f"| {r.case} | {r.server} | {r.driver} / {r.topology} "
+                     f"| {describe(r.model)} | {describe(r.real)} | {'yes' if r.agree else 'NO'} |")
     return "\n".join(lines)
 
 

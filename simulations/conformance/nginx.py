@@ -95,7 +95,6 @@ class Nginx:
             except HarnessError:
                 if attempt == START_ATTEMPTS:
                     raise
-        self.access_log = workdir / "nginx-access.log"
 
     @property
     def url(self) -> str:

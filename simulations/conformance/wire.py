@@ -54,10 +54,6 @@ class Answer(NamedTuple):
         return [e.label for e in self.events if e.label is not None]
 
     @property
-    def data_events(self) -> List[SSE]:
-        return [e for e in self.events if e.data]
-
-    @property
     def error_code(self) -> Optional[str]:
         """The structured code of a refusal (`error.data.code`), if the body has one."""
         data = ((self.body or {}).get("error") or {}).get("data")
