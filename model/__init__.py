@@ -10,19 +10,23 @@ from .actions import (Arrive, ClientRestart, Compact, Deliver, Depart, Disconnec
 from .config import SystemConfig
 from .errors import ActionNotEnabled, ConfigError, GateError, ModelError
 from .policies import POLICIES, Gate, decide, resolve_gate
-from .properties import (CLIENT_CAUSES, SERVER_CAUSES, VIOLATIONS, Finding, PropertyMonitor,
-                         Report, check_history, duplicate_cause, findings_of)
+from .monitor import PropertyMonitor, Report, check_history
+from .properties import (CLIENT_CAUSES, COSTS, PROPERTIES, RECOVERY_CAUSES, SERVER_CAUSES,
+                         SOMETIMES_CHECKS, VERDICT_PROPERTIES, VIOLATIONS, Finding, Property,
+                         duplicate_cause, findings_of)
 from .protocol import Code, Decision, Effect, ResumeRequest, admit, reject
 from .state import State, initial_state
 from .transitions import Step, apply
 from .view import BufferView, CursorView, ServerView
 
 __all__ = [
-    "ActionNotEnabled", "Arrive", "BufferView", "Depart", "is_enabled", "CLIENT_CAUSES", "ClientRestart", "Code", "Compact",
-    "ConfigError", "CursorView", "Decision", "Deliver", "Disconnect", "Drain", "Effect", "Emit",
-    "Evict", "Finding", "ForeignCursor", "Gate", "GateError", "IdleTimeout", "Init", "ModelError",
-    "POLICIES", "Persist", "PropertyMonitor", "Reconnect", "Report", "ResumeRequest",
-    "SERVER_CAUSES", "ServerView", "Start", "State", "Step", "Stop", "SystemConfig",
-    "VIOLATIONS", "admit", "apply", "check_history", "decide", "duplicate_cause",
-    "enabled_actions", "findings_of", "initial_state", "reject", "resolve_gate",
+    "ActionNotEnabled", "Arrive", "BufferView", "CLIENT_CAUSES", "COSTS", "ClientRestart", "Code",
+    "Compact", "ConfigError", "CursorView", "Decision", "Deliver", "Depart", "Disconnect", "Drain",
+    "Effect", "Emit", "Evict", "Finding", "ForeignCursor", "Gate", "GateError", "IdleTimeout",
+    "Init", "ModelError", "POLICIES", "PROPERTIES", "Persist", "Property", "PropertyMonitor",
+    "RECOVERY_CAUSES", "Reconnect", "Report", "ResumeRequest", "SERVER_CAUSES",
+    "SOMETIMES_CHECKS", "ServerView", "Start", "State", "Step", "Stop", "SystemConfig",
+    "VERDICT_PROPERTIES", "VIOLATIONS", "admit", "apply", "check_history", "decide",
+    "duplicate_cause", "enabled_actions", "findings_of", "initial_state", "is_enabled", "reject",
+    "resolve_gate",
 ]

@@ -43,7 +43,7 @@ def deliver(state: State, config: SystemConfig, c: int) -> Tuple[State, list]:
     event = Applied(who, item.wire, owner, truth.msg, config.has_side_effect(truth.msg),
                     truth.token, truth.generation, item.via,
                     first[0] if first else None, first[1] if first else None,
-                    stream.kind, stream.client_gen, stream.serving_gen, stream.cursor_foreign,
+                    stream.admission, stream.client_gen, stream.serving_gen, stream.cursor_foreign,
                     holes)
     return _set(state, c, client), [event]
 

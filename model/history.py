@@ -30,6 +30,10 @@ class Emitted(NamedTuple):
     wire: WireId
     live_to: Tuple[int, ...]   # clients whose open stream carries it now
     dropped: Optional[WireId]  # id the buffer dropped to stay within capacity
+    result: bool = False       # the message is a call's result: emitting it executes the call
+    side_effect: bool = False  # ... and the call is non-idempotent
+    first_execution: Optional[Tuple[int, int]] = None  # (token, generation) that executed this
+    #                           call before, if any (ground truth): this is a re-execution
 
 
 class Decided(NamedTuple):
@@ -47,10 +51,10 @@ class Decided(NamedTuple):
     live_elsewhere: bool       # the session is live in some registry or process (ground truth)
     recreated: Optional[int]   # generation created by this request, if any
     replayed: int              # events queued by the replay
-    dead: bool                 # admitted, and no data can ever arrive while the client is owed
     reason: str
     position: str = ""         # where the cursor lay relative to S's buffer (model.view)
     cursor_foreign: bool = False  # ground truth: the cursor was issued on another session
+    recreates: bool = False    # serving S here needs its state recreated (it was lost here)
 
 
 class Applied(NamedTuple):
@@ -64,7 +68,7 @@ class Applied(NamedTuple):
     via: str                   # "live", "replay", "head" or "foreign"
     first_token: Optional[int]  # session of the first application, if applied before
     first_generation: Optional[int]
-    stream_kind: str           # "init" or "resume"
+    admission: str             # how the stream was opened (model.state.Stream.admission)
     client_gen: Optional[int]  # generation of the cursor the stream was admitted with
     serving_gen: Optional[int]
     cursor_foreign: bool
@@ -83,6 +87,18 @@ class Dropped(NamedTuple):
     owner: int
     msg: int
     new: bool                  # the dropped message had never been applied (a reused id)
+
+
+class StreamStalled(NamedTuple):
+    """The client's stream carries nothing and never will while the client is owed messages: a
+    200 that yields no data (a stall). Recorded when an open stream becomes dead (at admission
+    or later, e.g. once a replay is drained on an instance that does not run the session), and
+    for a 200 that closes at once with nothing (the MCP SDK's answer to an unknown cursor)."""
+
+    client: int
+    instance: int
+    token: int
+    admission: str             # how the stream was opened (model.state.Stream.admission)
 
 
 class StreamClosed(NamedTuple):

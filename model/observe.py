@@ -10,9 +10,21 @@ from typing import Optional
 from . import event_ids
 from .config import SystemConfig
 from .protocol import ResumeRequest, WireId
-from .state import Buffer, Entry, State, buffer_of, tget, visible_buffers
-from .view import (ABOVE_HWM, AT_FLOOR, BELOW_FLOOR, IN_BUFFER, IN_RANGE, NO_BUFFER, NO_CURSOR,
-                   UNKNOWN, BufferView, CursorView, ServerView)
+from .state import Buffer, Entry, State, buffer_key, buffer_of, tget, visible_buffers
+from .view import (ABOVE_HWM, AT_FLOOR, BELOW_FLOOR, IDS_PER_PROCESS, IDS_PER_SESSION,
+                   IDS_TAGGED, IDS_UNIQUE, IN_BUFFER, IN_RANGE, NO_BUFFER, NO_CURSOR, UNKNOWN,
+                   BufferView, CursorView, ServerView)
+
+
+def id_guarantee(config: SystemConfig) -> str:
+    """What this deployment's event ids prove about their issuer (see model.view). A "global"
+    counter is fleet-wide where buffers are shared (one counter beside them) and per process
+    where buffers are local (it restarts with the process, and every process counts)."""
+    if config.event_ids == "tagged":
+        return IDS_TAGGED
+    if config.event_ids == "uuid" or (config.event_ids == "global" and config.buffer == "shared"):
+        return IDS_UNIQUE
+    return IDS_PER_PROCESS if config.event_ids == "global" else IDS_PER_SESSION
 
 
 def lookup(state: State, config: SystemConfig, instance: int, token: int,
@@ -79,19 +91,27 @@ def build_view(state: State, config: SystemConfig, instance: int,
         tuple(e.wire for e in buffer.entries), buffer.floor.wire if buffer.floor else None)
     return ServerView(instance, inst.incarnation, token, known, held, generation, recreates,
                       buffer_view, _cursor_view(state, config, instance, token,
-                                                request.last_event_id, buffer))
+                                                request.last_event_id, buffer),
+                      id_guarantee(config))
 
 
 def _cursor_view(state: State, config: SystemConfig, instance: int, token: int,
                  wire: Optional[WireId], buffer: Optional[Buffer]) -> CursorView:
+    """What the instance learns about E. Invariant: `owner` and `generation` are set only when
+    the id proves them (decoded from a tagged id, or a unique id found in a stream the store
+    attributes to a session); a reused counter value never is."""
     if wire is None:
         return CursorView(None, None, None, False, NO_CURSOR)
     owner, generation = event_ids.decode(config.event_ids, wire)
     entry = lookup(state, config, instance, token, wire)
     found = entry is not None
+    own_stream = buffer_key(config, token)
+    elsewhere = found and buffer_key(config, entry.truth.token) != own_stream
     if not found and buffer is not None and buffer.floor is not None \
             and buffer.floor.wire == wire:
         entry = buffer.floor  # the instance remembers the id it last dropped from S's buffer
-    if entry is not None and owner is None:
+    if entry is not None and owner is None and id_guarantee(config) == IDS_UNIQUE \
+            and config.buffer_keying != "request_id":  # a request-id stream names no session
         owner, generation = entry.truth.token, entry.truth.generation
-    return CursorView(wire, owner, generation, found, position(config.event_ids, wire, buffer))
+    return CursorView(wire, owner, generation, found, position(config.event_ids, wire, buffer),
+                      elsewhere)

@@ -10,24 +10,26 @@ from typing import Callable, Dict, NamedTuple, Optional, Union
 
 from .errors import GateError
 from .protocol import Code, Decision, Effect, ResumeRequest, admit, check_decision, reject
-from .view import (ABOVE_HWM, AT_FLOOR, BELOW_FLOOR, IN_BUFFER, IN_RANGE, NO_BUFFER, NO_CURSOR,
-                   ServerView)
+from .view import (ABOVE_HWM, AT_FLOOR, BELOW_FLOOR, IDS_PER_PROCESS, IDS_PER_SESSION, IN_BUFFER,
+                   IN_RANGE, NO_BUFFER, NO_CURSOR, ServerView)
 
 GateFunction = Callable[[ResumeRequest, ServerView], Decision]
 
 
 def _replay(view: ServerView, reason: str) -> Decision:
     """Admit a replay after E. The effect names what the lookup really replays: another session's
-    stream when the cursor was found there (an event-id keyed store follows the id)."""
-    if view.cursor.found and view.cursor_is_foreign:
-        return admit(Effect.FOREIGN, reason + "; E belongs to another session's stream")
+    stream when the store found E there (an event-id keyed store follows the id)."""
+    if view.cursor.elsewhere:
+        return admit(Effect.FOREIGN, reason + "; E was found in another session's stream")
     return admit(Effect.REPLAY, reason)
 
 
 def _by_range(view: ServerView, what: str) -> Decision:
-    """The range check shared by `range` and `generation`: floor <= E <= hwm."""
+    """The range check shared by `range` and `generation`: floor <= E <= hwm, compared with S's
+    own buffer. Finding E in some other stream of an id-keyed store does not put it in S's
+    range: the check is a position in S's stream, and the lookup is only how a replay is served."""
     c = view.cursor
-    if c.found or c.position in (IN_BUFFER, AT_FLOOR, IN_RANGE):
+    if c.position in (IN_BUFFER, AT_FLOOR, IN_RANGE):
         return _replay(view, f"{what}: E within [floor, hwm]")
     if c.position == ABOVE_HWM:
         return reject(Code.CURSOR_AHEAD, f"{what}: E above the high-water mark")
@@ -78,15 +80,18 @@ def generation(request: ResumeRequest, view: ServerView) -> Decision:
 
 def provenance(request: ResumeRequest, view: ServerView) -> Decision:
     """Document 002's gate: liveness, provenance, then a gap signal (200 + leading gap event);
-    no generation check and no upper bound (a cursor above hwm is in effect clamped)."""
+    no generation check and no upper bound (a cursor above hwm is in effect clamped).
+    Provenance as its store can tell it: E is S's if the id says so, or, for ids that name no
+    issuer (counters), if S's own stream holds E (or just dropped it). Unlike `strict` it
+    trusts that lookup, so a counter value another session also issued passes."""
     first = _liveness_then_new_stream(view)
     if first is not None:
         return first
     c = view.cursor
-    if c.owner is None:
-        return reject(Code.CURSOR_SESSION_MISMATCH, "cursor never issued by a known session")
-    if c.owner != view.session:
+    if c.owner is not None and c.owner != view.session:
         return reject(Code.CURSOR_SESSION_MISMATCH, f"cursor belongs to session {c.owner}")
+    if c.owner is None and (c.elsewhere or not (c.found or c.position == AT_FLOOR)):
+        return reject(Code.CURSOR_SESSION_MISMATCH, "E is not in this session's stream")
     if c.position == BELOW_FLOOR:
         return admit(Effect.GAP, "E below the floor: leading gap event, replay from the floor")
     if c.position == ABOVE_HWM:
@@ -97,20 +102,32 @@ def provenance(request: ResumeRequest, view: ServerView) -> Decision:
 
 
 def strict(request: ResumeRequest, view: ServerView) -> Decision:
-    """All four conditions of DESIGN §1 in order: liveness, provenance, generation, reachability.
-    A cursor whose provenance this instance cannot establish (an opaque id it no longer holds)
-    is refused with 409 cursor_unverifiable: admitting it could replay the wrong events."""
-    first = _liveness_then_new_stream(view)
-    if first is not None:
-        return first
+    """All four conditions in order: liveness, provenance, generation, reachability; it never
+    guesses. A cursor whose issuer the id cannot prove (an opaque id no longer held, or a counter
+    value that other sessions or generations also issue) is refused with 409
+    cursor_unverifiable: admitting it could replay the wrong events. A request that would make
+    this instance recreate S's state (a new generation, re-running its calls) is refused with
+    409 generation_mismatch even without a cursor: a refusal never creates server state."""
+    if not view.registry_has_session:
+        return reject(Code.SESSION_NOT_FOUND, "session not in the registry")
     c = view.cursor
+    if c.position == NO_CURSOR:
+        if view.recreates:
+            return reject(Code.GENERATION_MISMATCH, "serving S here recreates its state "
+                                                    f"(generation {view.generation})")
+        return admit(Effect.EMPTY, "no cursor: new stream")
     if c.owner is None:
-        return reject(Code.CURSOR_UNVERIFIABLE, "cannot tell which session issued E")
+        why = {IDS_PER_SESSION: "per-session counter ids are reused by every session and "
+                                "generation",
+               IDS_PER_PROCESS: "per-process counter ids are reused by other processes and "
+                                "incarnations"}.get(view.ids, "E is not held here")
+        return reject(Code.CURSOR_UNVERIFIABLE, f"cannot tell which session issued E ({why})")
     if c.owner != view.session:
         return reject(Code.CURSOR_SESSION_MISMATCH, f"cursor belongs to session {c.owner}")
     if view.recreates or c.generation != view.generation:
         return reject(Code.GENERATION_MISMATCH,
-                      f"E from generation {c.generation}, session at {view.generation}")
+                      f"E from generation {c.generation}, session at {view.generation}"
+                      + (" (recreated here)" if view.recreates else ""))
     floor = view.buffer.floor if view.buffer is not None else None
     if c.position in (IN_BUFFER, AT_FLOOR, IN_RANGE):
         return _replay(view, "all four conditions hold")

@@ -1,54 +1,81 @@
-"""The §4 properties, computed from a history of `(time, event)` pairs.
+"""The property registry: every property the tool judges, declared once.
 
-The same checks serve every engine. `PropertyMonitor` folds events one at a time (an engine can
-feed it as it goes, keeping memory flat); `check_history` folds a whole history.
+Each `Property` has a name, a kind and a check; the monitor (`model.monitor`), the explorer, the
+DES, the verification matrix, the CLI and the report iterate `PROPERTIES` and never list
+properties by hand. Kinds:
 
-Canonical violations (a policy is judged on these):
-  duplicate_delivery      a client applied its own message again, for a server-caused reason
-  duplicate_side_effect   ... and the message was a call's result (non-idempotent)
-  silent_loss             a client skipped one of its messages for good without being told
-  cross_session_delivery  a client applied another session's message
-  stall                   a stream admitted with 200 on which no data can ever arrive while the
-                          client is owed messages (an episode lasts until it progresses again)
-  needless_reinit         a 404 from an instance whose own process held the session live: the
-                          in-flight state was intact and the client is told to throw it away
+  safety     a bad thing that one transition shows (a history event): counted per event, with a
+             cause. `judged` ones are held against a policy; `any_duplicate` is a diagnostic
+             (at-least-once repeats of any cause: what client dedupe is for).
+  liveness   a client waits forever: a state predicate the explorer checks on the state graph
+             (bottom strongly connected components under fairness of the system's own progress).
+  sometimes  a situation a meaningful scope must reach; one that a scope never reaches leaves
+             the verdicts silent about it (the scope is vacuous there).
+  cost       what safety costs: refusals, re-initializations, abandoned sessions, re-executed
+             calls. Counted, never a violation.
 
-Duplicates are attributed to a cause. Server-caused: `cross_generation` (replayed or re-run
-across a recreated generation), `restart_from_head` (cursor ignored), `foreign_cursor` (another
-session's cursor admitted). Client-caused, not held against a policy: `stale_cursor` (a lagging
-cursor within one generation: at-least-once by design, dedupe by event id absorbs it) and
-`reissued_request` (the client re-initialized and re-issued an unfinished call).
+Duplicate deliveries are attributed to a cause. Server-caused (judged): `cross_generation`
+(replayed or re-run across a recreated generation), `restart_from_head` (cursor ignored),
+`foreign_cursor` (a cursor that names no event of S was admitted). Client-caused, not judged:
+`stale_cursor` (a lagging cursor within one generation: at-least-once by design). Recovery,
+not judged but a cost: `reissued_after_refusal` (the server refused a resumption, the client
+re-initialized and re-issued its unfinished call, whose progress it had already applied).
 """
 from __future__ import annotations
 
-from collections import Counter
-from dataclasses import dataclass, field
-from typing import Dict, Iterable, List, NamedTuple, Optional, Tuple
+from dataclasses import dataclass
+from typing import Callable, Dict, List, NamedTuple, Optional, Tuple
 
-from .history import (Applied, ClientDeparted, ClientFailed, Decided, Dropped, GapAccepted,
-                      Initialized)
+from .config import SystemConfig
+from .history import (Applied, BufferCompacted, ClientFailed, ClientRestarted, Decided, Dropped,
+                      Emitted, GapAccepted, Initialized, InstanceChanged, StreamStalled)
+from .resume import owes
+from .view import BELOW_FLOOR, NO_CURSOR
 
-#: upper edges (seconds) of the duration histograms kept instead of lists of durations
-DURATION_EDGES = (0.5, 1.0, 2.0, 5.0, 10.0, 20.0, 30.0, 60.0, 120.0, 300.0, 600.0, 1800.0,
-                  3600.0, float("inf"))
+SAFETY, LIVENESS, SOMETIMES, COST = "safety", "liveness", "sometimes", "cost"
+KINDS = (SAFETY, LIVENESS, SOMETIMES, COST)
 
-
-def duration_bin(seconds: float) -> str:
-    """The histogram bin of a duration: "le_<upper edge>" (the last one is "le_inf")."""
-    for edge in DURATION_EDGES:
-        if seconds <= edge:
-            return f"le_{edge:g}"
-    return "le_inf"
-
-
-def empty_histogram() -> Dict[str, int]:
-    return {f"le_{edge:g}": 0 for edge in DURATION_EDGES}
-
-
-VIOLATIONS = ("duplicate_delivery", "duplicate_side_effect", "silent_loss",
-              "cross_session_delivery", "stall", "needless_reinit")
 SERVER_CAUSES = ("cross_generation", "restart_from_head", "foreign_cursor")
-CLIENT_CAUSES = ("stale_cursor", "reissued_request")
+CLIENT_CAUSES = ("stale_cursor",)
+RECOVERY_CAUSES = ("reissued_after_refusal",)
+
+
+class Hit(NamedTuple):
+    """What a check saw in one event: how many, why (the cause) and a line for narratives."""
+
+    count: int
+    cause: str
+    detail: str
+
+
+class Finding(NamedTuple):
+    """What one event counted for one property (`name` "note" for remarks that count nothing)."""
+
+    name: str
+    count: int
+    detail: str
+    cause: str = ""
+
+
+def _always(config: SystemConfig) -> bool:
+    return True
+
+
+@dataclass(frozen=True)
+class Property:
+    """One property. `reads` are the event types `check` looks at (safety, sometimes, cost);
+    `waiting` is the liveness predicate (the cause a client waits for, or None); `applies` says
+    whether a deployment can reach the situation at all (sometimes checks)."""
+
+    name: str
+    kind: str
+    label: str
+    summary: str
+    judged: bool = False
+    reads: Tuple[type, ...] = ()
+    check: Optional[Callable[[object], Optional[Hit]]] = None
+    waiting: Optional[Callable[..., Optional[str]]] = None
+    applies: Callable[[SystemConfig], bool] = _always
 
 
 def duplicate_cause(event: Applied) -> str:
@@ -58,187 +85,223 @@ def duplicate_cause(event: Applied) -> str:
     if event.cursor_foreign:
         return "foreign_cursor"
     if event.first_token != event.token:
-        return "reissued_request"
+        return "reissued_after_refusal"
     if event.first_generation != event.generation or (
             event.client_gen is not None and event.serving_gen != event.client_gen):
         return "cross_generation"
     return "stale_cursor"
 
 
-@dataclass
-class Report:
-    """What a history shows. `violations` always has every canonical name."""
-
-    violations: Dict[str, int] = field(default_factory=lambda: dict.fromkeys(VIOLATIONS, 0))
-    duplicates_by_cause: Dict[str, int] = field(default_factory=dict)
-    decisions: Dict[str, int] = field(default_factory=dict)
-    statuses: Dict[int, int] = field(default_factory=dict)
-    effects: Dict[str, int] = field(default_factory=dict)
-    resumptions: int = 0
-    reinits: int = 0
-    routing_reinits: int = 0
-    failed_clients: int = 0
-    dedupe_drops: int = 0
-    applied: int = 0
-    stall_seconds: float = 0.0       # total duration of stall episodes
-    stall_histogram: Dict[str, int] = field(default_factory=lambda: empty_histogram())
-    stall_seconds_max: float = 0.0
-    stall_episodes_ended: int = 0
-
-    def violated(self) -> Dict[str, int]:
-        """Only the properties with a non-zero count."""
-        return {name: n for name, n in self.violations.items() if n}
-
-    def as_dict(self) -> dict:
-        return {
-            "violations": {name: self.violations[name] for name in VIOLATIONS},
-            "duplicates_by_cause": dict(sorted(self.duplicates_by_cause.items())),
-            "decisions": dict(sorted(self.decisions.items())),
-            "statuses": {str(k): v for k, v in sorted(self.statuses.items())},
-            "effects": dict(sorted(self.effects.items())),
-            "resumptions": self.resumptions,
-            "reinits": self.reinits,
-            "routing_reinits": self.routing_reinits,
-            "failed_clients": self.failed_clients,
-            "dedupe_drops": self.dedupe_drops,
-            "applied": self.applied,
-            "stall_seconds": self.stall_seconds,
-            "stall_seconds_max": self.stall_seconds_max,
-            "stall_histogram": dict(self.stall_histogram),
-        }
+def _own_duplicate(e: Applied) -> Optional[str]:
+    return duplicate_cause(e) if e.duplicate and e.owner == e.client else None
 
 
-class Finding(NamedTuple):
-    """What one event counted: a violation (`name` in VIOLATIONS) or a "note"."""
-
-    name: str
-    count: int
-    detail: str
+def _dup_delivery(e: Applied) -> Optional[Hit]:
+    cause = _own_duplicate(e)
+    return Hit(1, cause, f"m{e.msg} applied again ({cause})") if cause in SERVER_CAUSES else None
 
 
-def findings_of(event) -> List[Finding]:
-    """What one event shows on its own (stateless): the violations it is, and notes. The
-    explorer checks every transition with this; `PropertyMonitor` adds the bookkeeping."""
-    kind = type(event)
-    if kind is Applied:
-        if event.owner != event.client:
-            return [Finding("cross_session_delivery", 1,
-                            f"a message of c{event.owner} (session S{event.token})")]
-        found: List[Finding] = []
-        if event.holes:
-            skipped = ", ".join(f"m{m}" for m in event.holes)
-            found.append(Finding("silent_loss", len(event.holes), f"{skipped} skipped unannounced"))
-        if event.duplicate:
-            cause = duplicate_cause(event)
-            if cause in SERVER_CAUSES:
-                found.append(Finding("duplicate_delivery", 1, cause))
-                if event.side_effect:
-                    found.append(Finding("duplicate_side_effect", 1, cause))
-            else:
-                found.append(Finding("note", 0, f"duplicate, client-caused ({cause})"))
-        return found
-    if kind is Decided:
-        found = []
-        if event.status == 404:
-            if event.held_locally:
-                found.append(Finding("needless_reinit", 1, "this process holds the session live"))
-            elif event.live_elsewhere:
-                found.append(Finding("note", 0, "routing re-init: the session is live "
-                                                "elsewhere, not here"))
-        if event.dead:
-            found.append(Finding("stall", 1, "admitted, but no data can ever arrive"))
-        return found
-    if kind is GapAccepted and event.told:
+def _dup_side_effect(e: Applied) -> Optional[Hit]:
+    return _dup_delivery(e) if e.side_effect else None
+
+
+def _silent_loss(e: Applied) -> Optional[Hit]:
+    if e.owner != e.client or not e.holes:
+        return None
+    skipped = ", ".join(f"m{m}" for m in e.holes)
+    return Hit(len(e.holes), e.admission, f"{skipped} skipped unannounced "
+                                          f"(stream opened: {e.admission})")
+
+
+def _cross_session(e: Applied) -> Optional[Hit]:
+    if e.owner == e.client:
+        return None
+    cause = "shared_stream" if e.via == "shared" else "foreign_stream"
+    return Hit(1, cause, f"a message of c{e.owner} (session S{e.token}, {cause})")
+
+
+def _stall(e: StreamStalled) -> Hit:
+    return Hit(1, e.admission, f"admitted ({e.admission}), but no data can ever arrive")
+
+
+def _needless_reinit(e: Decided) -> Optional[Hit]:
+    if e.status == 404 and e.held_locally:
+        return Hit(1, e.code, "this process holds the session live")
+    return None
+
+
+def _execution_cause(e: Emitted) -> str:
+    return "recreated_generation" if e.first_execution[0] == e.token \
+        else "reissued_after_refusal"
+
+
+def _duplicate_execution(e: Emitted) -> Optional[Hit]:
+    if e.side_effect and e.first_execution is not None and \
+            _execution_cause(e) == "recreated_generation":
+        return Hit(1, "recreated_generation",
+                   f"m{e.msg}'s call executed again by generation {e.generation} (first by "
+                   f"S{e.first_execution[0]} generation {e.first_execution[1]})")
+    return None
+
+
+def _any_duplicate(e: Applied) -> Optional[Hit]:
+    cause = _own_duplicate(e)
+    return Hit(1, cause, f"m{e.msg} applied again ({cause})") if cause else None
+
+
+def waiting_cause(state, config: SystemConfig) -> Optional[str]:
+    """Why some client waits (holds a session, idle or open, and lacks messages it was not told
+    it lost): "idle", or how its open stream was admitted; None if nobody waits."""
+    for client in state.clients:
+        if client.phase in ("idle", "open") and owes(config, client):
+            return "idle" if client.phase == "idle" else client.stream.admission
+    return None
+
+
+def _event(kind, predicate: Callable[[object], bool], cause: Callable = lambda e: "",
+           detail: str = "") -> Tuple[Tuple[type, ...], Callable[[object], Optional[Hit]]]:
+    def check(e):
+        return Hit(1, cause(e), detail) if predicate(e) else None
+    return (kind if isinstance(kind, tuple) else (kind,)), check
+
+
+def _situation(name: str, summary: str, kind: type, predicate, applies=_always) -> Property:
+    reads, check = _event(kind, predicate, detail=name)
+    return Property(name, SOMETIMES, name, summary, reads=reads, check=check, applies=applies)
+
+
+def _cost(name: str, label: str, summary: str, kind: type, predicate, cause) -> Property:
+    reads, check = _event(kind, predicate, cause, detail=name)
+    return Property(name, COST, label, summary, reads=reads, check=check)
+
+
+PROPERTIES: Tuple[Property, ...] = (
+    Property("duplicate_delivery", SAFETY, "DUP", "a client applies one of its messages again, "
+             "for a server-caused reason", True, (Applied,), _dup_delivery),
+    Property("duplicate_side_effect", SAFETY, "SIDE", "... and the message is a call's "
+             "non-idempotent result", True, (Applied,), _dup_side_effect),
+    Property("silent_loss", SAFETY, "LOSS", "a client skips one of its messages for good without "
+             "having been told of a gap", True, (Applied,), _silent_loss),
+    Property("cross_session_delivery", SAFETY, "XSESS", "a client applies another session's "
+             "message", True, (Applied,), _cross_session),
+    Property("stall", SAFETY, "STALL", "a 200 stream on which no data can ever arrive while the "
+             "client is owed messages (one episode until the client progresses)", True,
+             (StreamStalled,), _stall),
+    Property("needless_reinit", SAFETY, "REINIT", "a 404 from an instance whose own process holds "
+             "the session live", True, (Decided,), _needless_reinit),
+    Property("duplicate_execution", SAFETY, "EXEC", "the servers execute a non-idempotent call "
+             "again without the client asking (a recreated generation re-runs it)", True,
+             (Emitted,), _duplicate_execution),
+    Property("any_duplicate", SAFETY, "ANYDUP", "a client applies one of its messages again, for "
+             "any reason (diagnostic: what client dedupe is for)", False, (Applied,),
+             _any_duplicate),
+    Property("stall_liveness", LIVENESS, "WAIT", "a client can wait forever for messages it was "
+             "not told it lost, even though the system's own progress (delivery, emission, "
+             "retries, instance starts) never stops and faults do", True,
+             waiting=waiting_cause),
+    _situation("resumption", "a resumption request is decided", Decided, lambda e: True),
+    _situation("admitted_resumption", "a resumption with a cursor is admitted (200)", Decided,
+               lambda e: e.status == 200 and e.position != NO_CURSOR),
+    _situation("restart", "an instance stops or crashes", InstanceChanged,
+               lambda e: e.what in ("stop", "crash")),
+    _situation("lost_session_state", "a resumption reaches an instance that would have to "
+               "recreate the session as a new generation (its state was lost)", Decided,
+               lambda e: e.recreates, applies=lambda c: c.store == "shared"),
+    _situation("truncated_buffer", "a replay buffer drops an event", (BufferCompacted, Emitted),
+               lambda e: type(e) is BufferCompacted or e.dropped is not None),
+    _situation("gap_resumption", "a resumption presents a cursor below the floor", Decided,
+               lambda e: e.position == BELOW_FLOOR,
+               applies=lambda c: c.event_ids != "uuid"),   # a uuid has no order
+    _situation("stale_client_restart", "a client restarts with a stale persisted cursor",
+               ClientRestarted, lambda e: e.stale),
+    _situation("foreign_cursor_presented", "a resumption presents another session's cursor",
+               Decided, lambda e: e.cursor_foreign, applies=lambda c: c.clients >= 2),
+    _cost("refusal", "refused", "a resumption answered with a non-200 status", Decided,
+          lambda e: e.status != 200, lambda e: e.code),
+    _cost("reinit", "re-inits", "a client re-initializes (a new session for unfinished calls)",
+          Initialized, lambda e: e.reissue, lambda e: "reinit"),
+    _cost("routing_reinit", "routing", "a 404 for a session live elsewhere but not here (an "
+          "architecture cost)", Decided,
+          lambda e: e.status == 404 and not e.held_locally and e.live_elsewhere,
+          lambda e: "routing"),
+    _cost("abandoned", "abandoned", "a client gives up on an error (its remaining calls are "
+          "abandoned)", ClientFailed, lambda e: True, lambda e: e.code),
+    _cost("reexecuted_call", "re-executed", "the servers execute a call again (any cause)",
+          Emitted, lambda e: e.result and e.first_execution is not None, _execution_cause),
+    _cost("reissue_redelivery", "re-delivered", "a re-issued call delivers progress the client "
+          "had already applied", Applied,
+          lambda e: _own_duplicate(e) == "reissued_after_refusal",
+          lambda e: "reissued_after_refusal"),
+)
+
+BY_NAME: Dict[str, Property] = {p.name: p for p in PROPERTIES}
+#: short labels for tables (DUP, SIDE, ...), one per property
+LABELS: Dict[str, str] = {p.name: p.label for p in PROPERTIES}
+
+
+def legend(names) -> str:
+    """"DUP = duplicate_delivery, ..." for the given properties."""
+    return ", ".join(f"{LABELS[n]} = {n}" for n in names)
+
+
+def named(kind: str, judged: Optional[bool] = None) -> Tuple[str, ...]:
+    """Names of the properties of one kind (optionally only the judged ones), in order."""
+    return tuple(p.name for p in PROPERTIES if p.kind == kind
+                 and (judged is None or p.judged == judged))
+
+
+#: the judged safety properties: what a policy is held to in every engine's counts
+VIOLATIONS = named(SAFETY, judged=True)
+SOMETIMES_CHECKS = named(SOMETIMES)
+COSTS = named(COST)
+#: what the explorer gives a verdict on: every safety property and the liveness check
+VERDICT_PROPERTIES = named(SAFETY) + named(LIVENESS)
+
+_BY_EVENT: Dict[type, List[Property]] = {}
+for _p in PROPERTIES:
+    for _kind in _p.reads:
+        _BY_EVENT.setdefault(_kind, []).append(_p)
+
+
+def checks_for(kind: type) -> List[Property]:
+    """The properties that read events of this type."""
+    return _BY_EVENT.get(kind, [])
+
+
+def hits_of(event) -> List[Tuple[Property, Hit]]:
+    """Every property (of any kind) this one event shows, with what it saw."""
+    out = []
+    for prop in _BY_EVENT.get(type(event), ()):
+        hit = prop.check(event)
+        if hit is not None:
+            out.append((prop, hit))
+    return out
+
+
+def findings_of(event, hits: Optional[List[Tuple[Property, Hit]]] = None) -> List[Finding]:
+    """The safety findings of one event on its own (stateless), and notes for narratives; the
+    explorer checks every transition with this, `PropertyMonitor` adds the bookkeeping.
+    `hits` may pass `hits_of(event)` when the caller has it already."""
+    found: List[Finding] = []
+    for prop, hit in (hits_of(event) if hits is None else hits):
+        if prop.kind != SAFETY:
+            continue
+        if prop.judged:
+            found.append(Finding(prop.name, hit.count, hit.detail, hit.cause))
+        elif not any(f.name != "note" for f in found) and hit.cause in CLIENT_CAUSES:
+            found.append(Finding("note", 0, f"duplicate, client-caused ({hit.cause})"))
+        elif hit.cause in RECOVERY_CAUSES:
+            found.append(Finding("note", 0, f"re-issued call: progress applied again "
+                                            f"({hit.cause}; a cost, not a violation)"))
+    if type(event) is Decided and event.status == 404 and not event.held_locally \
+            and event.live_elsewhere:
+        found.append(Finding("note", 0, "routing re-init: the session is live elsewhere, "
+                                        "not here"))
+    if type(event) is Emitted and event.first_execution is not None and not found:
+        found.append(Finding("note", 0, f"call re-executed ({_execution_cause(event)})"))
+    if type(event) is GapAccepted and event.told:
         lost = ", ".join(f"m{m}" for m in event.told)
-        return [Finding("note", 0, f"gap told: {lost} lost with notice")]
-    if kind is Dropped and event.new:
-        return [Finding("note", 0, "a new message dropped: its id was reused")]
-    return []
-
-
-class PropertyMonitor:
-    """Folds history events into a Report; `finish(end_time)` closes open stall episodes.
-
-    `observe` returns the findings of that event as counted (a dead admission while the client
-    is already stalled is the same episode: a note, not a second stall), so a narrative can
-    mark exactly what was counted."""
-
-    def __init__(self) -> None:
-        self.report = Report()
-        self._decisions: Counter = Counter()
-        self._statuses: Counter = Counter()
-        self._effects: Counter = Counter()
-        self._causes: Counter = Counter()
-        self._stalled_since: Dict[int, float] = {}
-
-    def observe(self, time: float, event) -> List[Finding]:
-        kind = type(event)
-        r = self.report
-        if kind is Applied:
-            r.applied += 1
-            self._progress(event.client, time)
-            if event.duplicate and event.owner == event.client:
-                self._causes[duplicate_cause(event)] += 1
-        elif kind is Decided:
-            r.resumptions += 1
-            self._decisions[event.code] += 1
-            self._statuses[event.status] += 1
-            self._effects[event.effect] += 1
-            if event.status == 404 and not event.held_locally and event.live_elsewhere:
-                r.routing_reinits += 1
-        elif kind is Initialized:
-            self._progress(event.client, time)
-            if event.reissue:
-                r.reinits += 1
-        elif kind is ClientFailed:
-            self._progress(event.client, time)
-            r.failed_clients += 1
-        elif kind is ClientDeparted:
-            self._progress(event.client, time)
-        elif kind is Dropped:
-            r.dedupe_drops += 1
-        found = findings_of(event)
-        for i, finding in enumerate(found):
-            if finding.name == "stall":
-                if event.client in self._stalled_since:
-                    found[i] = Finding("note", 0, "still stalled (same episode)")
-                    continue
-                self._stalled_since[event.client] = time
-            if finding.name != "note":
-                r.violations[finding.name] += finding.count
-        return found
-
-    def _progress(self, client: int, time: float) -> None:
-        since = self._stalled_since.pop(client, None)
-        if since is not None:
-            self._end_stall(time - since)
-
-    def _end_stall(self, seconds: float) -> None:
-        r = self.report
-        r.stall_seconds += seconds
-        r.stall_seconds_max = max(r.stall_seconds_max, seconds)
-        r.stall_histogram[duration_bin(seconds)] += 1
-        r.stall_episodes_ended += 1
-
-    def finish(self, end_time: Optional[float] = None) -> Report:
-        r = self.report
-        if end_time is not None:
-            for client in sorted(self._stalled_since):
-                self._end_stall(end_time - self._stalled_since[client])
-            self._stalled_since.clear()
-        r.decisions = dict(self._decisions)
-        r.statuses = dict(self._statuses)
-        r.effects = dict(self._effects)
-        r.duplicates_by_cause = dict(self._causes)
-        return r
-
-
-def check_history(history: Iterable[Tuple[float, object]],
-                  end_time: Optional[float] = None) -> Report:
-    """Fold a whole history into a Report."""
-    monitor = PropertyMonitor()
-    last = None
-    for time, event in history:
-        monitor.observe(time, event)
-        last = time
-    return monitor.finish(end_time if end_time is not None else last)
+        found.append(Finding("note", 0, f"gap told: {lost} lost with notice"))
+    if type(event) is Dropped and event.new:
+        found.append(Finding("note", 0, "a new message dropped: its id was reused"))
+    return found

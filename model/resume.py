@@ -10,7 +10,8 @@ from __future__ import annotations
 from typing import List, Tuple
 
 from .config import SystemConfig
-from .history import ClientFailed, Decided, GapAccepted, Initialized, Recreated, StreamClosed
+from .history import (ClientFailed, Decided, GapAccepted, Initialized, Recreated, StreamClosed,
+                      StreamStalled)
 from .lb import advance
 from .observe import build_view, lookup
 from .policies import Gate, decide
@@ -113,16 +114,16 @@ def _replayed(state: State, config: SystemConfig, instance: int, token: int,
         via = "head" if effect is Effect.FROM_HEAD else "replay"
         return tuple(Item(e.wire, e.truth, via) for e in (buffer.entries if buffer else ()))
     found = lookup(state, config, instance, token, wire)
-    if found is not None and found.truth.token != token:
-        source = tget(visible_buffers(state, config, instance),
-                      buffer_key(config, found.truth.token))
-        return tuple(Item(e.wire, e.truth, "replay" if e.truth.token == token else "foreign")
+    if found is not None:
+        # follow E into the stream that holds it: S's own, another session's (an id-keyed store)
+        # or one that sessions share ("request_id"), which replays the others' events too
+        key = buffer_key(config, found.truth.token)
+        other = "shared" if key == buffer_key(config, token) else "foreign"
+        source = tget(visible_buffers(state, config, instance), key)
+        return tuple(Item(e.wire, e.truth, "replay" if e.truth.token == token else other)
                      for e in source.entries if e.truth.serial > found.truth.serial)
     if buffer is None:
         return ()
-    if found is not None:   # a stream shared by sessions ("request_id") replays theirs too
-        return tuple(Item(e.wire, e.truth, "replay" if e.truth.token == token else "foreign")
-                     for e in buffer.entries if e.truth.serial > found.truth.serial)
     if buffer.floor is not None and buffer.floor.wire == wire:
         return tuple(Item(e.wire, e.truth, "replay") for e in buffer.entries)
     key = order_key(config.event_ids, wire)  # E is no entry: replay what compares after it
@@ -151,33 +152,50 @@ def _live_anywhere(state: State, config: SystemConfig, token: int) -> bool:
     return any(tget(inst.sessions, token) is not None for inst in state.instances)
 
 
+#: Stream.admission of a stream opened by a GET without Last-Event-ID
+NO_CURSOR_ADMISSION = "no_cursor"
+
+
 def _admit(state: State, config: SystemConfig, c: int, instance: int,
-           decision: Decision, view) -> Tuple[Client, Tuple[Item, ...], bool, list]:
-    """Open the admitted stream with its replay; `dead` when no data can ever arrive on it
-    while the client is still owed messages (a stall)."""
+           decision: Decision, view) -> Tuple[Client, Tuple[Item, ...], list]:
+    """Open the admitted stream with its replay (whether it is dead is judged after every
+    transition, in `model.transitions.apply`). A 200 that closes at once with nothing while the
+    client is owed messages is a stall here and now: the client gets no data and asks again."""
     client = state.clients[c]
     token, cursor = client.token, client.cursor
     items = _replay_items(state, config, instance, token, decision.effect,
                           cursor.wire if cursor is not None else None)
-    told = []
+    after = []
     if decision.effect is Effect.GAP:  # the leading gap event names the floor
         buffer = buffer_of(state, config, instance, token)
         floor = buffer.floor if buffer is not None else None
         client, event = tell_gap(state, client, floor.wire if floor else None, floor)
-        told.append(event)
-    closes = decision.effect is Effect.EMPTY_CLOSE
-    dead = not items and (closes or not can_emit(state, config, instance, token)) \
-        and owes(config, client)
-    if closes:
-        return client._replace(phase="idle", stream=None, inflight=()), (), dead, told
+        after.append(event)
+    if decision.effect is Effect.EMPTY_CLOSE:
+        after.append(StreamClosed(client.ident, instance, "server_close", 0))
+        if not items and owes(config, client):
+            after.append(StreamStalled(client.ident, instance, token, "empty_close"))
+        return client._replace(phase="idle", stream=None, inflight=()), (), after
     truth = cursor.truth if cursor is not None else None
+    admission = NO_CURSOR_ADMISSION if cursor is None else decision.effect.value
     stream = Stream(instance, token, "resume", truth.generation if truth else None,
-                    view.generation, truth is not None and truth.token != token)
-    return client._replace(phase="open", stream=stream, inflight=items), items, dead, told
+                    view.generation, _foreign(state, config, instance, cursor, token), 0,
+                    admission)
+    return client._replace(phase="open", stream=stream, inflight=items), items, after
 
 
-def _foreign(cursor, token: int) -> bool:
-    return cursor is not None and cursor.truth is not None and cursor.truth.token != token
+def _foreign(state: State, config: SystemConfig, instance: int, cursor, token: int) -> bool:
+    """Ground truth for attributing what follows: the cursor was issued on another session and
+    its id names no event of S's own stream here. An id byte-identical to one that S's stream
+    holds (or just dropped) is, to any server, a position in S's stream: what follows is judged
+    as the consequence of resuming from that position, not of a foreign cursor."""
+    if cursor is None or cursor.truth is None or cursor.truth.token == token:
+        return False
+    buffer = buffer_of(state, config, instance, token)
+    if buffer is None:
+        return True
+    entries = buffer.entries + ((buffer.floor,) if buffer.floor is not None else ())
+    return not any(e.wire == cursor.wire and e.truth.token == token for e in entries)
 
 
 def reconnect(state: State, config: SystemConfig, gate: Gate, c: int,
@@ -192,22 +210,23 @@ def reconnect(state: State, config: SystemConfig, gate: Gate, c: int,
     state = advance(state, config, token, instance, False)
     events: List = []
     recreated = None
-    if view.recreates and decision.code is not Code.SESSION_NOT_FOUND:
+    if view.recreates and decision.admitted:  # a refusal never creates server state
         state, recreated = _recreate(state, config, instance, token)
         events.append(Recreated(instance, token, recreated,
                                 tget(state.registry, token).work_start))
     if decision.admitted:
-        client, items, dead, after = _admit(state, config, c, instance, decision, view)
-        if decision.effect is Effect.EMPTY_CLOSE:
-            after.append(StreamClosed(client.ident, instance, "server_close", 0))
+        client, items, after = _admit(state, config, c, instance, decision, view)
     else:
-        items, dead = (), False
+        items = ()
         client, after = _react(state, config, c, instance, decision)
-    events.append(Decided(client.ident, instance, token, request.last_event_id, gate.name, decision.status,
-                          decision.code.value, decision.effect.value, decision.resume_from,
-                          view.registry_has_session, view.held_locally, live_elsewhere,
-                          recreated, len(items), dead, decision.reason, view.cursor.position,
-                          _foreign(state.clients[c].cursor, token)))
+    presented = state.clients[c].cursor
+    events.append(Decided(client.ident, instance, token, request.last_event_id, gate.name,
+                          decision.status, decision.code.value, decision.effect.value,
+                          decision.resume_from, view.registry_has_session, view.held_locally,
+                          live_elsewhere, recreated, len(items), decision.reason,
+                          view.cursor.position, presented is not None and
+                          presented.truth is not None and presented.truth.token != token,
+                          view.recreates))
     events.extend(after)
     return state._replace(clients=replace_at(state.clients, c, client)), events
 

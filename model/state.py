@@ -100,8 +100,14 @@ class Stream(NamedTuple):
     kind: str                    # "init" (opened by initialize) or "resume"
     client_gen: Optional[int]    # generation of the last event the client got on this session
     serving_gen: Optional[int]   # generation the instance serves the session at
-    cursor_foreign: bool         # the presented cursor came from another session (ground truth)
+    cursor_foreign: bool         # ground truth: the presented cursor came from another session
+    #                              and names no event of S's own stream (an id that is
+    #                              byte-identical to one S issued is, to any server, S's own)
     frames: int = 0              # data frames delivered on this stream
+    admission: str = "init"      # how it was opened: "init", "no_cursor" (a GET without
+    #                              Last-Event-ID) or the admitting decision's effect
+    stalled: bool = False        # it has been found dead (nothing can ever arrive on it while
+    #                              the client is owed messages); deadness is stable while open
 
 
 class Item(NamedTuple):
@@ -130,6 +136,8 @@ class Client(NamedTuple):
     seen: FrozenSet[WireId] = frozenset()    # durable log of ids applied on the current
     #                                          session (kept only with client_dedupe)
     inits: int = 0
+    executed: Pairs = ()                     # ground truth: own call result -> (token,
+    #                                          generation) of the servers' first execution
     ident: int = 0                           # unique over the run (slots of departed clients
     #                                          are reused); ground truth names clients by it
 
@@ -160,6 +168,14 @@ def initial_state(config: SystemConfig) -> State:
 def owner_of(state: State, token: int) -> Optional[int]:
     """The client (ident) whose session `token` is; None once forgotten."""
     return tget(state.owners, token)
+
+
+def slot_of(state: State, ident: int) -> Optional[int]:
+    """The slot of the present client with identity `ident` (None once it left)."""
+    for c, client in enumerate(state.clients):
+        if client.ident == ident and client.phase != "gone":
+            return c
+    return None
 
 
 def replace_at(items: Tuple[Any, ...], index: int, value: Any) -> Tuple[Any, ...]:

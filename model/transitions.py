@@ -15,11 +15,12 @@ from .client_side import (arrive, client_restart, close_stream, deliver, depart,
                           persist)
 from .config import SystemConfig
 from .errors import ActionNotEnabled
-from .history import BufferCompacted, Emitted, InstanceChanged, SessionEvicted
+from .history import BufferCompacted, Emitted, InstanceChanged, SessionEvicted, StreamStalled
 from .policies import Gate, GateFunction, resolve_gate
-from .resume import initialize, reconnect
+from .resume import initialize, reconnect, stream_is_dead
 from .buffers import record_event
-from .state import Buffer, Instance, Item, State, holder, replace_at, tdel, tget, tset
+from .state import (Buffer, Instance, Item, State, holder, replace_at, slot_of, tdel, tget,
+                    tset)
 
 
 class Step(NamedTuple):
@@ -29,10 +30,13 @@ class Step(NamedTuple):
 
 def emit(state: State, config: SystemConfig, token: int) -> Tuple[State, list]:
     """The holder of `token` emits its next message: it is buffered where buffers live and sent
-    live on every stream open to that instance for that session."""
+    live on every stream open to that instance for that session. Emitting a call's result
+    executes the call; the owner's ground-truth record says whether it had been executed
+    before (by any instance, session or generation)."""
     h = holder(state, config, token)
     live = tget(state.instances[h].sessions, token)
-    state, entry, dropped = record_event(state, config, h, token, live, live.next_msg)
+    msg = live.next_msg
+    state, entry, dropped = record_event(state, config, h, token, live, msg)
     clients, live_to = list(state.clients), []
     for c, client in enumerate(clients):
         if client.phase == "open" and client.stream.instance == h and \
@@ -40,9 +44,36 @@ def emit(state: State, config: SystemConfig, token: int) -> Tuple[State, list]:
             item = Item(entry.wire, entry.truth, "live")
             clients[c] = client._replace(inflight=client.inflight + (item,))
             live_to.append(client.ident)
+    result, first = config.is_result(msg), None
+    owner_slot = slot_of(state, live.client) if result else None
+    if owner_slot is not None:
+        owner = clients[owner_slot]
+        first = tget(owner.executed, msg)
+        if first is None:
+            clients[owner_slot] = owner._replace(
+                executed=tset(owner.executed, msg, (token, live.generation)))
     state = state._replace(clients=tuple(clients))
-    return state, [Emitted(h, token, live.generation, live.next_msg, live.client, entry.wire,
-                           tuple(live_to), dropped)]
+    return state, [Emitted(h, token, live.generation, msg, live.client, entry.wire,
+                           tuple(live_to), dropped, result, config.has_side_effect(msg), first)]
+
+
+def mark_stalls(state: State, config: SystemConfig) -> Tuple[State, list]:
+    """Flag every open stream that has just become dead (nothing in flight, nothing can ever
+    arrive on it, the client is still owed messages) and record a StreamStalled for it.
+    Deadness is stable while a stream stays open (only its own session's holder can feed it,
+    and only a reconnect, which needs the stream closed, can change the holder), so a stream is
+    flagged once."""
+    events: list = []
+    for c, client in enumerate(state.clients):
+        stream = client.stream
+        if client.phase != "open" or client.inflight or stream.stalled or \
+                not stream_is_dead(state, config, c):
+            continue
+        client = client._replace(stream=stream._replace(stalled=True))
+        state = state._replace(clients=replace_at(state.clients, c, client))
+        events.append(StreamStalled(client.ident, stream.instance, stream.token,
+                                    stream.admission))
+    return state, events
 
 
 def _close_streams(state: State, instance=None, token=None, reason: str = "") -> Tuple[State, list]:
@@ -141,4 +172,5 @@ def apply(state: State, action, config: SystemConfig,
     if type(gate) is not Gate:
         gate = resolve_gate(gate)
     new_state, events = handler(state, config, gate, action)
-    return Step(new_state, tuple(events))
+    new_state, stalls = mark_stalls(new_state, config)
+    return Step(new_state, tuple(events) + tuple(stalls))

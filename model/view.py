@@ -12,8 +12,17 @@ Fields a gate may read:
   ServerView.recreates                  serving S here recreates its state (a new generation)
   ServerView.buffer                     BufferView of S's replay buffer, or None
   ServerView.cursor                     CursorView of Last-Event-ID
+  ServerView.ids                        what this deployment's event ids can prove (IDS_*)
   BufferView.wires / .floor / .hwm      retained ids in order, last dropped id, newest id
-  CursorView.wire / .owner / .generation / .found / .position
+  CursorView.wire / .owner / .generation / .found / .elsewhere / .position
+
+Attribution (`CursorView.owner`, `.generation`) is only what the id can prove: a tagged id says
+who issued it; a unique id (a uuid, or a counter shared by the whole fleet) is attributed by
+finding it. A counter that several sessions or generations count with (a per-session counter,
+which restarts with every session and generation; a per-process counter, which restarts with the
+process while other processes count too) names a position, not an issuer: the same id may have
+been issued by someone else, so `owner` and `generation` stay None even when the lookup finds an
+entry with that id. Where E was found is a separate fact (`found`, `elsewhere`).
 """
 from __future__ import annotations
 
@@ -32,6 +41,15 @@ IN_RANGE = "in_range"          # E compares within [floor, hwm] but is not an en
 UNKNOWN = "unknown"            # E cannot be compared (opaque id) and is not an entry
 POSITIONS = (NO_CURSOR, NO_BUFFER, IN_BUFFER, AT_FLOOR, BELOW_FLOOR, ABOVE_HWM, IN_RANGE, UNKNOWN)
 
+# What the deployment's event ids can prove about who issued them (ServerView.ids).
+IDS_TAGGED = "tagged"                    # (session, generation, seq): decodable by any instance
+IDS_UNIQUE = "unique"                    # never reused (uuids, one fleet-wide counter): a found
+#                                          id names its issuer
+IDS_PER_PROCESS = "per_process_counter"  # a process's counter: restarts with the process, and
+#                                          other processes issue the same numbers
+IDS_PER_SESSION = "per_session_counter"  # every session and generation counts from 1
+ID_GUARANTEES = (IDS_TAGGED, IDS_UNIQUE, IDS_PER_PROCESS, IDS_PER_SESSION)
+
 
 class BufferView(NamedTuple):
     wires: Tuple[WireId, ...]      # retained ids, oldest first
@@ -45,10 +63,12 @@ class BufferView(NamedTuple):
 
 class CursorView(NamedTuple):
     wire: Optional[WireId]         # Last-Event-ID as presented
-    owner: Optional[int]           # session that issued it, if decodable or found; else None
-    generation: Optional[int]      # generation it was emitted at, if decodable or found
+    owner: Optional[int]           # session that issued it, if the id proves it; else None
+    generation: Optional[int]      # generation it was emitted at, if the id proves it
     found: bool                    # found by this deployment's lookup (S's buffer or the id store)
-    position: str                  # one of POSITIONS, relative to S's buffer
+    position: str                  # one of POSITIONS, relative to S's own buffer
+    elsewhere: bool = False        # found in a stream other than S's own (an id-keyed store
+    #                                 follows E there: a replay would come from that stream)
 
 
 class ServerView(NamedTuple):
@@ -61,6 +81,7 @@ class ServerView(NamedTuple):
     recreates: bool
     buffer: Optional[BufferView]
     cursor: CursorView
+    ids: str = IDS_TAGGED          # one of ID_GUARANTEES
 
     @property
     def cursor_is_foreign(self) -> bool:

@@ -10,7 +10,7 @@ import sys
 from typing import List, Optional
 
 from . import (cli_bench, cli_conformance, cli_explore, cli_figures, cli_report, cli_run,
-               cli_scenario, cli_sweep)
+               cli_scenario, cli_sweep, cli_verify)
 
 
 class UsageError(Exception):
@@ -33,6 +33,7 @@ def build_parser() -> argparse.ArgumentParser:
     cli_scenario.add_parser(verbs)
     cli_run.add_parser(verbs)
     cli_explore.add_parser(verbs)
+    cli_verify.add_parser(verbs)
     cli_sweep.add_parser(verbs)
     cli_figures.add_parser(verbs)
     cli_report.add_parser(verbs)

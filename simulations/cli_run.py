@@ -7,14 +7,14 @@ from pathlib import Path
 from typing import Dict, List
 
 from model import POLICIES, VIOLATIONS, ConfigError
+from model import properties
+from model.properties import LABELS
 
 from .des import config as des_config
 from .des.runner import replication_seeds, run_comparison
 from .des.stats import summarize
 from .provenance import manifest, write_atomic, write_json
 
-SHORT = {"duplicate_delivery": "DUP", "duplicate_side_effect": "SIDE", "silent_loss": "LOSS",
-         "cross_session_delivery": "XSESS", "stall": "STALL", "needless_reinit": "REINIT"}
 
 
 def add_parser(verbs) -> None:
@@ -63,7 +63,7 @@ def render(config: des_config.DesConfig, summary: Dict[str, dict], name: str) ->
     head = [f"{name}: {config.replications} replication(s) x {len(policies)} policies, "
             f"seed {config.seed}, {t.duration:g} s each, client profile {config.client_profile}; "
             "intervals are 95%"]
-    short = [SHORT[n] for n in VIOLATIONS]
+    short = [LABELS[n] for n in VIOLATIONS]
     rows = [[p, _cell(summary[p]["resumptions"], digits=0)]
             + [_cell(summary[p]["per_1000_resumptions"][n]) for n in VIOLATIONS]
             for p in policies]
@@ -85,7 +85,7 @@ def render(config: des_config.DesConfig, summary: Dict[str, dict], name: str) ->
              _wilson(summary[p]["sessions_failed_or_gave_up"])] for p in policies]
     head.append(_table("\ncost", ["policy", "stall s / session-hour", "re-inits / session-hour",
                                   "sessions failed or gave up"], rows))
-    legend = ", ".join(f"{s} = {n}" for n, s in SHORT.items())
+    legend = properties.legend(VIOLATIONS)
     return "\n".join(head) + f"\n\n{legend}"
 
 

@@ -21,7 +21,7 @@ import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 
-from model.properties import DURATION_EDGES  # noqa: E402
+from model.monitor import DURATION_EDGES  # noqa: E402
 
 from .des.stats import wilson  # noqa: E402
 from .sweep.results import load_results  # noqa: E402

@@ -9,14 +9,14 @@ import json
 from pathlib import Path
 from typing import Dict, List, Sequence
 
+from model import VIOLATIONS
 from model.event_ids import render
+from model.properties import LABELS, legend
 
 from .narrative import describe_action
 from .provenance import manifest, write_atomic, write_json
 from .script import ScenarioRun
 
-SHORT = {"duplicate_delivery": "DUP", "duplicate_side_effect": "SIDE", "silent_loss": "LOSS",
-         "cross_session_delivery": "XSESS", "stall": "STALL", "needless_reinit": "REINIT"}
 
 
 def record(run: ScenarioRun) -> Dict[str, object]:
@@ -56,7 +56,7 @@ def trace(run: ScenarioRun) -> List[Dict[str, object]]:
 
 
 def cell(run: ScenarioRun) -> str:
-    parts = [f"{SHORT[name]}{n}" for name, n in run.report.violations.items() if n]
+    parts = [f"{LABELS[name]}{n}" for name, n in run.report.violations.items() if n]
     if run.gate_error:
         parts.append("GATE-ERROR")
     return " ".join(parts) if parts else "-"
@@ -75,8 +75,7 @@ def matrix_table(runs: Sequence[ScenarioRun]) -> str:
     for s in scenarios:
         lines.append("| " + s.ljust(first) + " | " + " | ".join(
             cells.get((s, p), "").ljust(w) for p, w in zip(policies, widths)) + " |")
-    legend = ", ".join(f"{short} = {name}" for name, short in SHORT.items())
-    return "\n".join(lines) + f"\n\n{legend}; - = no violation"
+    return "\n".join(lines) + f"\n\n{legend(VIOLATIONS)}; - = no violation"
 
 
 def write_results(runs: Sequence[ScenarioRun], out: Path, command: str) -> None:

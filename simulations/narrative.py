@@ -29,6 +29,30 @@ def describe_action(action) -> str:
     return f"{name}({', '.join(args)})"
 
 
+def parse_action(text: str):
+    """The action `describe_action` rendered as `text` (e.g. "Reconnect(c0, i1)",
+    "Compact(shared, S1)"); ValueError names what is wrong."""
+    import model.actions as actions
+    name, _, rest = text.strip().partition("(")
+    kind = getattr(actions, name, None)
+    if kind is None or not dataclasses.is_dataclass(kind) or not rest.endswith(")"):
+        raise ValueError(f"not an action: {text!r}")
+    args = [a.strip() for a in rest[:-1].split(",") if a.strip()]
+    names = [f.name for f in dataclasses.fields(kind)]
+    if len(args) != len(names):
+        raise ValueError(f"{name} takes {len(names)} argument(s), got {text!r}")
+    values = []
+    for arg in args:
+        if arg == "shared":
+            values.append(None)
+        else:
+            digits = arg.lstrip("ciS")
+            if not digits.isdigit():
+                raise ValueError(f"bad argument {arg!r} in {text!r}")
+            values.append(int(digits))
+    return kind(*values)
+
+
 def describe_event(event, config) -> List[str]:
     """One or more lines saying what the event changed."""
     kind = type(event)
@@ -44,6 +68,9 @@ def describe_event(event, config) -> List[str]:
         line = (f"i{event.instance} emits {_msg(event.owner, event.msg, config.is_result(event.msg))}"
                 f" of S{event.token} gen {event.generation} as {wid(event.wire)}{to}")
         lines = [line]
+        if event.first_execution is not None:
+            token, generation = event.first_execution
+            lines.append(f"the call is executed again (first by S{token} gen {generation})")
         if event.dropped is not None:
             lines.append(f"buffer full: drops {wid(event.dropped)} (the floor rises)")
         return lines
@@ -67,6 +94,9 @@ def describe_event(event, config) -> List[str]:
                 f"{wid(event.wire)} via {event.via}"]
     if kind is h.Dropped:
         return [f"c{event.client} drops {wid(event.wire)} (id already seen)"]
+    if kind is h.StreamStalled:
+        return [f"c{event.client}'s stream on i{event.instance} can never carry its messages "
+                f"(opened: {event.admission}): it waits for nothing"]
     if kind is h.StreamClosed:
         return [f"c{event.client}'s stream on i{event.instance} closes ({event.reason}) "
                 f"after {event.frames} data frame(s)"]

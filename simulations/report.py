@@ -12,6 +12,8 @@ from pathlib import Path
 from typing import List, Optional
 
 from model import POLICIES, VIOLATIONS
+from model import properties
+from model.properties import BY_NAME, LABELS, VERDICT_PROPERTIES
 
 from .des.stats import wilson
 from .figures import manifest_hash
@@ -25,9 +27,6 @@ QUESTION = (
     "resumption-validation policies fare on the properties that matter: duplicate delivery, "
     "duplicate side effects, silent loss, cross-session delivery, stalls and needless "
     "re-initialization.")
-SHORT = {"duplicate_delivery": "dup", "duplicate_side_effect": "side effect",
-         "silent_loss": "loss", "cross_session_delivery": "cross-session", "stall": "stall",
-         "needless_reinit": "needless re-init"}
 
 
 def _interval(i: dict, digits: int = 1) -> str:
@@ -64,12 +63,12 @@ def _des_section(folder: Path) -> List[str]:
            "## Rates (95% intervals)", "",
            "Violations per 1,000 resumptions: mean over replications with a Student "
            "t-interval.", ""]
-    out.append(_table(["policy", "resumptions"] + [SHORT[n] for n in VIOLATIONS],
+    out.append(_table(["policy", "resumptions"] + [LABELS[n] for n in VIOLATIONS],
                       [[p, _interval(summary[p]["resumptions"], 0)] +
                        [_interval(summary[p]["per_1000_resumptions"][n]) for n in VIOLATIONS]
                        for p in policies]))
     out += ["", "Share of sessions that met each violation (pooled, Wilson interval):", ""]
-    out.append(_table(["policy", "sessions"] + [SHORT[n] for n in VIOLATIONS],
+    out.append(_table(["policy", "sessions"] + [LABELS[n] for n in VIOLATIONS],
                       [[p, str(summary[p]["sessions"])] +
                        [_pct(summary[p]["sessions_affected"][n]) for n in VIOLATIONS]
                        for p in policies]))
@@ -78,7 +77,7 @@ def _des_section(folder: Path) -> List[str]:
     if paired:
         out += ["", f"Paired difference against `{baseline}` per 1,000 resumptions (same "
                     "replication seeds):", ""]
-        out.append(_table(["policy"] + [SHORT[n] for n in VIOLATIONS],
+        out.append(_table(["policy"] + [LABELS[n] for n in VIOLATIONS],
                           [[p] + [_interval(summary[p]["paired_vs_baseline"][n])
                                   for n in VIOLATIONS] for p in paired]))
     out += ["", "Cost of safety:", ""]
@@ -101,7 +100,7 @@ def _sweep_section(folder: Path, manifest: dict) -> List[str]:
            _config_table(manifest), "", "## Rates (95% Wilson intervals)", ""]
     params = [c for c in frame.columns if c.startswith("param.")]
     for name in ("duplicate_delivery", "stall"):
-        out += [f"Share of sessions with a {SHORT[name]}, by "
+        out += [f"Share of sessions with a {name.replace('_', ' ')}, by "
                 f"{', '.join(p[len('param.'):] for p in params)}:", ""]
         groups = frame.groupby(params + ["policy"], sort=True)
         table = groups[[f"sessions_affected.{name}", "sessions"]].sum()
@@ -118,18 +117,22 @@ def _sweep_section(folder: Path, manifest: dict) -> List[str]:
 def _explorer_section() -> List[str]:
     from .explore.scope import Scope
     from .explore.search import explore
+    judged = [n for n in VERDICT_PROPERTIES if BY_NAME[n].judged]
     rows = []
     for policy in POLICIES:
-        result = explore(Scope(), policy)
-        rows.append([policy] + ["holds" if result.holds(n) else
-                                f"**violated** ({len(result.violations[n].actions)} steps)"
-                                for n in VIOLATIONS] + [f"{result.states:,}"])
+        verdicts = explore(Scope(), policy).verdicts()
+        rows.append([policy] + [v.verdict if v.finding is None else
+                                f"**{v.verdict}** ({v.trace_length} steps)"
+                                for v in (verdicts[n] for n in judged)])
+    scope = Scope()
+    budgets = ", ".join(f"{k}={v}" for k, v in scope.as_dict().items() if k != "system" and v)
     return ["## Explorer verdicts (every interleaving, default scope)", "",
             "Two clients, one instance, shared store and retained shared buffer keyed by event "
-            "id; budgets: one restart, one client restart, one foreign cursor, three "
-            "initializations. A violation comes with its shortest length; replay it with "
-            "`python -m simulations explore --policy P`.", "",
-            _table(["policy"] + [SHORT[n] for n in VIOLATIONS] + ["states"], rows), ""]
+            f"id, fleet-wide id counter; budgets {budgets}. A violation comes with its shortest "
+            "length; replay it with `python -m simulations explore --policy P`. Every deployment "
+            "the verification matrix covers: `results/verification/matrix/VERIFY.md`.", "",
+            _table(["policy"] + [LABELS[n] for n in judged], rows),
+            "", properties.legend(judged), ""]
 
 
 def write_report(folder: Path, explorer: bool = True) -> Path:

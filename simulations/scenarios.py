@@ -151,8 +151,12 @@ FOREIGN_CURSOR = Scenario(
         "range": "e4 is found in the store: replays S1's events after it to c1.",
         "generation": ("e4 was emitted at generation 1 and S2 is at generation 1: the check "
                        "passes, and the event-id keyed store replays S1's events to c1."),
-        "provenance": "e4 belongs to S1: 400 cursor_session_mismatch; the client surfaces it.",
-        "strict": "e4 belongs to S1: 400 cursor_session_mismatch; the client surfaces it.",
+        "provenance": ("The store finds e4 in S1's stream, not S2's: 400 "
+                       "cursor_session_mismatch; the client surfaces it."),
+        "strict": ("e4 is a per-process counter value, which other processes and incarnations "
+                   "issue too, so it proves no issuer: 409 cursor_unverifiable, the client "
+                   "re-initializes. With tagged or unique ids the same request gets 400 "
+                   "cursor_session_mismatch."),
         "sdk": "No provenance check: the event store replays S1's stream onto c1's GET.",
     },
 )
@@ -174,8 +178,8 @@ FOREIGN_CURSOR_SESSION_KEYED = Scenario(
         "generation": ("e4 carries no generation and is not in S2's buffer, so the check has "
                        "nothing to compare: range decides, and c1's m1 is skipped."),
         "provenance": "e4 is not attributable to S2: 400 cursor_session_mismatch.",
-        "strict": ("e4 cannot be attributed (opaque counter, not in S2's buffer): 409 "
-                   "cursor_unverifiable, the client re-initializes."),
+        "strict": ("e4 is a per-process counter value that proves no issuer (and is not in "
+                   "S2's buffer): 409 cursor_unverifiable, the client re-initializes."),
         "sdk": "The (session-keyed) store does not know e4: 200, empty, close, forever: a stall.",
     },
 )

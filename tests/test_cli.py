@@ -43,7 +43,7 @@ def test_a_narrative_shows_each_step_and_the_verdict():
 def test_one_run_as_json_carries_its_steps():
     result = cli("scenario", "foreign_cursor", "--policy", "strict", "--json")
     row = json.loads(result.stdout)
-    assert row["decisions"] == {"cursor_session_mismatch": 1}
+    assert row["decisions"] == {"cursor_unverifiable": 1}
     assert row["steps"][0]["action"] == "Init(c0, i0)"
 
 

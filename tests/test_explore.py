@@ -1,12 +1,13 @@
-"""The interleaving explorer: verdicts in the default scope, shortest traces, symmetry."""
+"""The interleaving explorer: verdicts in the default scope, shortest traces, symmetry,
+three-valued verdicts on truncated searches, and liveness under fairness of progress only."""
 import json
 
 import pytest
 
-from model import POLICIES, VIOLATIONS, Code, reject
+from model import POLICIES, SOMETIMES_CHECKS, VIOLATIONS, Code, reject
 from simulations.cli import main
 from simulations.explore.scope import Scope, default_system
-from simulations.explore.search import SOMETIMES, explore
+from simulations.explore.search import HOLDS, UNKNOWN, VIOLATED, explore
 from simulations.explore.trace import narrate_trace, replay
 
 DEFAULT = Scope()
@@ -21,17 +22,20 @@ def test_the_default_scope_is_complete_and_not_vacuous(results):
     strict = results["strict"]
     assert strict.complete
     assert strict.vacuous() == [], "every 'sometimes' situation must be reachable"
-    assert set(strict.sometimes) == set(SOMETIMES)
+    assert set(strict.sometimes) == set(SOMETIMES_CHECKS)
 
 
 def test_strict_holds_every_property_in_the_default_scope(results):
-    assert {n: results["strict"].holds(n) for n in VIOLATIONS} == dict.fromkeys(VIOLATIONS, True)
+    verdicts = results["strict"].verdicts()
+    assert {n: verdicts[n].verdict for n in VIOLATIONS} == dict.fromkeys(VIOLATIONS, HOLDS)
+    assert verdicts["stall_liveness"].verdict == HOLDS
 
 
 def test_strict_with_client_dedupe_has_no_duplicate_at_all():
     scope = Scope(system=default_system().replace(client_dedupe=True))
     result = explore(scope, "strict")
     assert result.complete and not result.violations
+    assert result.liveness.verdict == HOLDS
 
 
 def test_without_dedupe_a_stale_cursor_still_repeats_a_message_for_strict(results):
@@ -55,10 +59,11 @@ def test_counterexamples_are_shortest(results, policy):
 
 
 def test_a_counterexample_replays_to_its_violation(results):
-    finding = results["generation"].violations["duplicate_delivery"]
-    text = narrate_trace(DEFAULT, "generation", finding.actions)
-    assert text.rstrip().endswith("VIOLATION duplicate_side_effect: foreign_cursor")
-    assert len(replay(DEFAULT, "generation", finding.actions)) == len(finding.actions)
+    finding = results["range"].violations["duplicate_delivery"]
+    text = narrate_trace(DEFAULT, "range", finding.actions)
+    assert text.rstrip().endswith("VIOLATION duplicate_side_effect: m0 applied again "
+                                  "(cross_generation)")
+    assert len(replay(DEFAULT, "range", finding.actions)) == len(finding.actions)
 
 
 def test_symmetry_reduction_halves_the_states_on_two_clients_and_two_instances():
@@ -73,7 +78,7 @@ def test_symmetry_reduction_halves_the_states_on_two_clients_and_two_instances()
         assert len(finding.actions) == len(full.violations[name].actions)
 
 
-def test_a_gate_that_raises_is_a_finding_with_its_trace():
+def test_a_gate_that_raises_is_a_finding_and_leaves_the_search_incomplete():
     def picky(request, view):
         if view.cursor.owner not in (None, view.session):
             raise RuntimeError("foreign cursor crashed my gate")
@@ -82,6 +87,45 @@ def test_a_gate_that_raises_is_a_finding_with_its_trace():
     assert result.gate_error is not None
     assert "foreign cursor crashed my gate" in result.gate_error.detail
     assert type(result.gate_error.actions[-1]).__name__ == "Reconnect"
+    # the skipped transitions were never explored: nothing may be claimed to hold
+    assert not result.complete and "the gate raised" in result.incomplete[0]
+    verdicts = result.verdicts()
+    assert {v.verdict for v in verdicts.values()} <= {UNKNOWN, VIOLATED}
+    assert verdicts["silent_loss"].verdict == UNKNOWN
+
+
+def test_a_state_budget_makes_unviolated_properties_unknown_not_holding(capsys):
+    assert main(["explore", "--policy", "strict", "--max-states", "200", "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["complete"] is False and "state budget" in data["incomplete"][0]
+    for name, prop in data["properties"].items():
+        assert prop["verdict"] in ("unknown", "violated"), name
+        assert prop["holds"] is not True, name
+    assert data["properties"]["stall"]["why"].startswith("state budget (200 states) hit")
+
+
+def test_unexpanded_states_of_a_truncated_search_never_count_as_stuck():
+    """A breadth-first search cut by depth leaves states without successors; the liveness
+    check must not read them as a system that can never move again."""
+    shallow = explore(DEFAULT, "strict", max_depth=4)
+    assert not shallow.complete
+    assert shallow.liveness.verdict == UNKNOWN
+
+
+def test_liveness_does_not_count_on_faults_to_free_a_waiting_client():
+    """Faults are not fair: a client on a dead stream that only an idle timeout or a drop could
+    free waits forever, and is reported while that budget remains (the witness ends in a state
+    where an idle timeout is still enabled and was never spent)."""
+    from model import IdleTimeout, enabled_actions, initial_state, apply
+    scope = Scope(system=default_system(), drops=1, idle_timeouts=1)
+    result = explore(scope, "naive")
+    assert result.liveness.verdict == VIOLATED
+    actions = result.liveness.finding.actions
+    assert not any(type(a).__name__ == "IdleTimeout" for a in actions)
+    state = initial_state(scope.system)
+    for action in actions:
+        state = apply(state, action, scope.system, "naive").state
+    assert any(type(a) is IdleTimeout for a in enabled_actions(state, scope.system))
 
 
 def test_explore_json_has_the_documented_fields(capsys):
@@ -90,8 +134,11 @@ def test_explore_json_has_the_documented_fields(capsys):
     assert {"states", "transitions", "depth", "seconds", "properties", "sometimes",
             "coverage"} <= set(data)
     assert data["properties"]["duplicate_delivery"]["holds"] is False
+    assert data["properties"]["duplicate_delivery"]["verdict"] == "violated"
     assert data["properties"]["duplicate_delivery"]["trace"][-1]["violations"]
     assert data["properties"]["stall"]["holds"] is True and data["properties"]["stall"]["trace"] == []
+    assert data["properties"]["stall_liveness"]["verdict"] == "holds"
+    assert data["complete"] is True and data["incomplete"] == []
 
 
 @pytest.mark.parametrize("args, message", [
@@ -117,14 +164,11 @@ def test_each_first_counterexample_replays_to_the_same_violation_in_the_des(resu
             assert monitor.report.violations[name] > 0, (policy, name)
 
 
-def test_stall_as_liveness_agrees_with_the_safety_check():
-    from simulations.explore.graph import forever_waiting
-    strict = explore(DEFAULT, "strict", graph=True)
-    naive = explore(DEFAULT, "naive", graph=True)
-    assert forever_waiting(strict) is None
-    path = forever_waiting(naive)
-    assert path is not None and "stall" in naive.violations
-    assert len(path) >= len(naive.violations["stall"].actions)
+def test_stall_as_liveness_agrees_with_the_safety_check(results):
+    assert results["strict"].liveness.verdict == HOLDS
+    naive = results["naive"]
+    assert naive.liveness.verdict == VIOLATED and "stall" in naive.violations
+    assert naive.liveness.trace_length >= len(naive.violations["stall"].actions) - 1
 
 
 def test_graphml_marks_the_counterexample_path_and_figures_are_written(tmp_path, capsys):
@@ -138,6 +182,6 @@ def test_graphml_marks_the_counterexample_path_and_figures_are_written(tmp_path,
               d.get("counterexample", "")]
     trace = data["properties"]["duplicate_delivery"]["trace"]
     assert len(marked) == len(trace)  # the path's source states: the root and every step but the last
-    assert data["properties"]["stall_liveness"]["holds"] is True
+    assert data["properties"]["stall_liveness"]["verdict"] == "holds"
     assert (tmp_path / "fig" / "duplicate_delivery.png").stat().st_size > 10_000
     assert (tmp_path / "fig" / "duplicate_delivery.svg").read_text().startswith("<?xml")

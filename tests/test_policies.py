@@ -25,8 +25,8 @@ def _first_failure(view):
     c = view.cursor
     if not view.registry_has_session:
         return "liveness"
-    if c.position == NO_CURSOR:
-        return None
+    if c.position == NO_CURSOR:  # a new stream, unless serving it recreates lost state
+        return "generation" if view.recreates else None
     if c.owner is None or c.owner != SESSION:
         return "provenance"
     if view.recreates or c.generation != view.generation:
@@ -180,3 +180,31 @@ def test_decision_helpers_keep_status_code_and_effect_consistent():
         admit(Effect.REJECTED)
     with pytest.raises(ValueError):
         reject(Code.OK)
+
+
+@given(views())
+def test_strict_never_admits_a_request_that_recreates_the_session(request_view):
+    """A refusal never creates server state, and strict never admits into recreated state
+    (the new generation would re-run calls the old one may have executed)."""
+    request, view = request_view
+    decision = POLICIES["strict"](request, view)
+    if view.recreates:
+        assert not decision.admitted
+
+
+@given(views())
+def test_strict_refuses_a_cursor_whose_issuer_the_id_cannot_prove(request_view):
+    request, view = request_view
+    decision = POLICIES["strict"](request, view)
+    if view.registry_has_session and view.cursor.position != NO_CURSOR and \
+            view.cursor.owner is None:
+        assert decision.code is Code.CURSOR_UNVERIFIABLE and decision.status == 409
+
+
+@given(views())
+def test_range_compares_the_cursor_with_the_sessions_own_floor_and_hwm(request_view):
+    """A cursor found in some other stream of an id-keyed store is not in S's range."""
+    request, view = request_view
+    decision = POLICIES["range"](request, view)
+    if view.registry_has_session and view.cursor.position not in REPLAYABLE + (NO_CURSOR,):
+        assert not decision.admitted

@@ -1,28 +1,38 @@
-"""The §4 property checks on hand-built histories: each count and each duplicate's cause."""
+"""The property checks on hand-built histories: each count, each cause, and the registry."""
 import pytest
 
-from model import VIOLATIONS, check_history, duplicate_cause
-from model.history import Applied, ClientFailed, Decided, Dropped, GapAccepted, Initialized
+from model import COSTS, PROPERTIES, SOMETIMES_CHECKS, VIOLATIONS, check_history, duplicate_cause
+from model.history import (Applied, ClientFailed, Decided, Dropped, Emitted, GapAccepted,
+                           Initialized, StreamStalled)
+from model.properties import KINDS, LIVENESS, SAFETY, VERDICT_PROPERTIES
 
 
 def applied(client=0, owner=0, msg=0, side_effect=False, token=1, generation=1, via="live",
-            first=None, stream_kind="resume", client_gen=1, serving_gen=1, foreign=False,
+            first=None, admission="replay", client_gen=1, serving_gen=1, foreign=False,
             holes=()):
     first_token, first_generation = first if first else (None, None)
     return Applied(client, 1, owner, msg, side_effect, token, generation, via, first_token,
-                   first_generation, stream_kind, client_gen, serving_gen, foreign, holes)
+                   first_generation, admission, client_gen, serving_gen, foreign, holes)
 
 
 def decided(status=200, code="ok", effect="replay", held=True, known=True, elsewhere=True,
-            dead=False, client=0):
+            client=0):
     return Decided(client, 0, 1, 3, "g", status, code, effect, None, known, held, elsewhere,
-                   None, 0, dead, "")
+                   None, 0, "")
+
+
+def stalled(client=0, admission="replay"):
+    return StreamStalled(client, 0, 1, admission)
+
+
+def emitted(token=1, generation=1, msg=0, side_effect=True, first=None):
+    return Emitted(0, token, generation, msg, 0, 5, (), None, True, side_effect, first)
 
 
 @pytest.mark.parametrize("event, cause", [
     (applied(first=(1, 1), via="head"), "restart_from_head"),
     (applied(first=(1, 1), foreign=True), "foreign_cursor"),
-    (applied(first=(1, 1), token=2), "reissued_request"),
+    (applied(first=(1, 1), token=2), "reissued_after_refusal"),
     (applied(first=(1, 1), generation=2, serving_gen=2), "cross_generation"),
     (applied(first=(1, 1), client_gen=1, serving_gen=2), "cross_generation"),
     (applied(first=(1, 1)), "stale_cursor"),
@@ -37,8 +47,9 @@ def test_only_server_caused_duplicates_are_violations():
                             (2, applied(first=(1, 1), via="head", side_effect=True))])
     assert report.violations["duplicate_delivery"] == 1
     assert report.violations["duplicate_side_effect"] == 1
-    assert report.duplicates_by_cause == {"stale_cursor": 1, "reissued_request": 1,
+    assert report.duplicates_by_cause == {"stale_cursor": 1, "reissued_after_refusal": 1,
                                           "restart_from_head": 1}
+    assert report.costs["reissue_redelivery"] == 1
 
 
 def test_cross_session_delivery_and_silent_loss_are_counted():
@@ -47,11 +58,12 @@ def test_cross_session_delivery_and_silent_loss_are_counted():
 
 
 def test_a_stall_is_one_episode_until_the_client_progresses_with_its_duration():
-    report = check_history([(0.0, decided(dead=True)), (5.0, decided(dead=True)),
-                            (9.5, applied()), (10.0, decided(dead=True))], end_time=12.0)
+    report = check_history([(0.0, stalled()), (5.0, stalled()),
+                            (9.5, applied()), (10.0, stalled(admission="empty_close"))], end_time=12.0)
     assert report.violations["stall"] == 2
     assert report.stall_seconds == 11.5 and report.stall_seconds_max == 9.5
     assert report.stall_episodes_ended == 2
+    assert report.causes["stall"] == {"replay": 1, "empty_close": 1}
 
 
 def test_a_404_is_needless_only_when_this_process_holds_the_session():
@@ -72,3 +84,38 @@ def test_counts_of_decisions_reinits_failures_and_drops():
     assert report.decisions == {"ok": 1} and report.reinits == 1
     assert report.failed_clients == 1 and report.dedupe_drops == 1
     assert set(report.violations) == set(VIOLATIONS) and not report.violated()
+
+
+def test_a_recreated_generation_re_running_a_call_is_a_duplicate_execution():
+    report = check_history([(0, emitted(generation=1)),
+                            (1, emitted(generation=2, first=(1, 1))),
+                            (2, emitted(token=2, first=(1, 1))),             # a re-issued call
+                            (3, emitted(generation=3, side_effect=False, first=(1, 2)))])
+    assert report.violations["duplicate_execution"] == 1
+    assert report.causes["duplicate_execution"] == {"recreated_generation": 1}
+    assert report.costs["reexecuted_call"] == 3
+    assert report.causes["reexecuted_call"] == {"recreated_generation": 2,
+                                                "reissued_after_refusal": 1}
+
+
+def test_silent_loss_and_stall_carry_how_the_stream_was_opened():
+    report = check_history([(0, applied(msg=2, holes=(0, 1), admission="no_cursor")),
+                            (1, stalled(client=1, admission="foreign"))])
+    assert report.causes["silent_loss"] == {"no_cursor": 2}
+    assert report.causes["stall"] == {"foreign": 1}
+
+
+def test_the_registry_declares_every_property_once_with_a_kind_and_a_check():
+    names = [p.name for p in PROPERTIES]
+    assert len(names) == len(set(names))
+    assert {p.kind for p in PROPERTIES} == set(KINDS)
+    for p in PROPERTIES:
+        assert (p.check is not None) != (p.waiting is not None), p.name
+        assert p.reads or p.kind == LIVENESS, p.name
+    assert set(VIOLATIONS) == {p.name for p in PROPERTIES if p.kind == SAFETY and p.judged}
+    assert "duplicate_execution" in VIOLATIONS and "any_duplicate" not in VIOLATIONS
+    assert VERDICT_PROPERTIES[-1] == "stall_liveness"
+    assert set(COSTS) >= {"refusal", "reinit", "abandoned", "reexecuted_call"}
+    assert "lost_session_state" in SOMETIMES_CHECKS
+    report = check_history([])
+    assert set(report.violations) == set(VIOLATIONS) and set(report.costs) == set(COSTS)

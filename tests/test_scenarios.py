@@ -50,8 +50,10 @@ def test_generation_checks_turn_the_duplicates_into_a_409(policy):
     run = run_script(SCENARIOS["reconnect_after_rolling_restart"], policy)
     assert run.report.decisions == {"generation_mismatch": 1}
     assert run.report.reinits == 1
-    # the re-issued call repeats one progress notification: client-caused, not a violation
-    assert run.report.duplicates_by_cause == {"reissued_request": 1}
+    # the re-issued call repeats one progress notification: the cost of the refusal (the
+    # client re-issued it as told), not a duplicate delivery
+    assert run.report.duplicates_by_cause == {"reissued_after_refusal": 1}
+    assert run.report.costs["reissue_redelivery"] == 1
 
 
 def test_generation_leaks_across_sessions_when_the_buffer_is_keyed_by_event_id():

@@ -18,7 +18,7 @@ import numpy as np
 import simpy
 
 from model import PropertyMonitor, State, initial_state
-from model.properties import duration_bin, empty_histogram
+from model.monitor import duration_bin, empty_histogram
 from model import apply as transition
 from model.history import (ClientArrived, ClientDeparted, Decided, Emitted, Initialized,
                            Recreated, SessionEvicted, StreamClosed)
@@ -87,8 +87,9 @@ class World:
         now = self.env.now
         for event in events:
             for finding in self.monitor.observe(now, event):
-                if finding.name != "note":
-                    self.flags.setdefault(event.client, set()).add(finding.name)
+                if finding.name != "note":  # the client it happened to (a call's owner)
+                    who = event.owner if type(event) is Emitted else event.client
+                    self.flags.setdefault(who, set()).add(finding.name)
             self._notify(event, now)
         return events
 

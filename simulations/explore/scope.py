@@ -1,9 +1,10 @@
 """A bounded scope for exhaustive exploration: the deployment, the work, and a budget per fault.
 
 Faults and client behaviours that could repeat forever are budgeted (each use spends one);
-delivery, emission, reconnection and instance starts are free. The default scope is the one the
-issue asks for: it reaches a restart, a recreated generation, a gap, a client restart with a
-stale persisted cursor and a foreign cursor (the explorer's "sometimes" checks confirm each).
+delivery, emission, reconnection and instance starts are free. The default scope reaches every
+"sometimes" situation of the property registry under every built-in policy: a resumption, an
+admitted one, a restart, a session whose state was lost, a truncated buffer, a gap, a client
+restart with a stale persisted cursor and a foreign cursor.
 """
 from __future__ import annotations
 
@@ -30,9 +31,9 @@ BUDGET_NAMES = tuple(BUDGETED)
 
 def default_system() -> SystemConfig:
     """The default scope's deployment: two clients, one instance (restarted at most once), a
-    shared session store with a retained shared buffer of capacity 2 (so a recreated generation
-    finds old events and a re-run truncates the buffer), one event store keyed by event id, a
-    server-global counter, and one-message calls (each message is a non-idempotent result)."""
+    shared session store with a retained shared buffer of capacity 2 (so a session whose state
+    was lost still has its old events), one event store keyed by event id, a fleet-wide id
+    counter, and one-message calls (each message is a non-idempotent result)."""
     return SystemConfig(instances=1, clients=2, messages_per_session=1, messages_per_call=1,
                         store="shared", buffer="shared", buffer_keying="event_id",
                         buffer_capacity=2, event_ids="global", lb="random")
@@ -45,7 +46,7 @@ class Scope:
     drops: int = 0
     client_restarts: int = 1
     evictions: int = 0
-    compactions: int = 0
+    compactions: int = 1
     idle_timeouts: int = 0
     foreign_cursors: int = 1
     persists: int = 0

@@ -1,11 +1,16 @@
-"""Breadth-first exploration of the model within a scope.
+"""Breadth-first exploration of the model within a scope, with three-valued verdicts.
 
 Every enabled action of every reachable state is tried (LB routing choices included), budgets
-permitting. Every transition's events are checked with `model.findings_of`: the first violation
-of each property found is on a shortest path, because states are expanded in order of depth.
-Only fingerprints and parent pointers are kept for visited states (plus the frontier), so large
-scopes never hold the state graph in memory; `graph=True` builds a networkx DiGraph for small
-scopes.
+permitting. Every transition's events are checked with the property registry
+(`model.properties`): the first violation of each property, and of each (property, cause), is on
+a shortest path, because states are expanded in order of depth. Only fingerprints, parent
+pointers and compact arrays for the liveness check are kept for visited states (plus the
+frontier), so large scopes never hold the state graph as objects; `graph=True` also builds a
+networkx DiGraph for small scopes (GraphML, drawings).
+
+A verdict is "holds" only when the search was complete: no state or depth budget was hit and no
+transition was skipped because the gate raised. Otherwise a property without a counterexample is
+"unknown", with the reason and the number of states reached.
 """
 from __future__ import annotations
 
@@ -14,52 +19,43 @@ from collections import Counter, deque
 from dataclasses import dataclass, field
 from typing import Dict, List, Optional, Tuple, Union
 
-from model import (VIOLATIONS, Drain, GateError, apply, enabled_actions, findings_of,
-                   initial_state, resolve_gate)
-from model.history import (Applied, BufferCompacted, ClientRestarted, Decided, Emitted, InstanceChanged,
-                           Recreated)
+from model import Drain, GateError, apply, enabled_actions, initial_state, resolve_gate
 from model.policies import Gate, GateFunction
-from model.resume import owes
-from model.view import BELOW_FLOOR
+from model.properties import (BY_NAME, COST, LIVENESS, PROPERTIES, SAFETY, SOMETIMES,
+                              VERDICT_PROPERTIES, findings_of, hits_of)
 
+from .liveness import LivenessGraph, is_fair
 from .scope import BUDGET_NAMES, BUDGETED, Scope
 from .symmetry import Canonicalizer
 
-#: situations a meaningful scope must reach ("sometimes" checks); a scope that misses one is
-#: reported as vacuous for it
-SOMETIMES = ("resumption", "restart", "recreated_generation", "truncated_buffer",
-             "gap_resumption", "stale_client_restart", "foreign_cursor_presented")
+HOLDS, VIOLATED, UNKNOWN = "holds", "violated", "unknown"
+VERDICTS = (HOLDS, VIOLATED, UNKNOWN)
 _SPEND = {kind: BUDGET_NAMES.index(name) for name, kind in BUDGETED.items()}
-
-
-def situations(event) -> Tuple[str, ...]:
-    """The "sometimes" situations an event witnesses."""
-    kind = type(event)
-    if kind is Decided:
-        out = ["resumption"]
-        if event.position == BELOW_FLOOR:
-            out.append("gap_resumption")
-        if event.cursor_foreign:
-            out.append("foreign_cursor_presented")
-        return tuple(out)
-    if kind is InstanceChanged and event.what in ("stop", "crash"):
-        return ("restart",)
-    if kind is Recreated:
-        return ("recreated_generation",)
-    if kind is BufferCompacted or (kind is Emitted and event.dropped is not None):
-        return ("truncated_buffer",)
-    if kind is ClientRestarted and event.stale:
-        return ("stale_client_restart",)
-    return ()
+_WAITING = next(p for p in PROPERTIES if p.kind == LIVENESS)
 
 
 @dataclass
 class Finding:
-    """The first (shortest) witness of a property violation or a gate error."""
+    """The first (shortest) witness of a property violation, a cost or a gate error."""
     name: str
     detail: str
     actions: List            # the path from the initial state, last action included
     source: int = 0          # fingerprint of the state the last action was taken in
+    cause: str = ""
+
+
+@dataclass
+class Verdict:
+    """One property's verdict: holds, violated (with its shortest trace) or unknown (why)."""
+    name: str
+    verdict: str
+    finding: Optional[Finding] = None
+    why: str = ""
+    causes: Dict[str, Finding] = field(default_factory=dict)
+
+    @property
+    def trace_length(self) -> Optional[int]:
+        return len(self.finding.actions) if self.finding is not None else None
 
 
 @dataclass
@@ -71,28 +67,47 @@ class Exploration:
     transitions: int = 0
     depth: int = 0
     seconds: float = 0.0
-    complete: bool = True    # False when max_states / max_depth cut the search short
+    incomplete: List[str] = field(default_factory=list)   # why the search is not complete
     violations: Dict[str, Finding] = field(default_factory=dict)
-    sometimes: Dict[str, bool] = field(default_factory=lambda: dict.fromkeys(SOMETIMES, False))
+    by_cause: Dict[Tuple[str, str], Finding] = field(default_factory=dict)
+    sometimes: Dict[str, bool] = field(default_factory=dict)
+    costs: Dict[str, Finding] = field(default_factory=dict)
     coverage: Counter = field(default_factory=Counter)
     gate_error: Optional[Finding] = None
+    liveness: Optional[Verdict] = None
     graph: object = None     # networkx.DiGraph when asked for
-    parents: Optional[Dict[int, Optional[tuple]]] = None  # kept with the graph
+    parents: Optional[Dict[int, Optional[tuple]]] = None
+
+    @property
+    def complete(self) -> bool:
+        return not self.incomplete
+
+    def verdict(self, name: str) -> Verdict:
+        """The three-valued verdict of a safety or liveness property."""
+        if name == _WAITING.name:
+            return self.liveness
+        causes = {cause: f for (n, cause), f in sorted(self.by_cause.items()) if n == name}
+        if name in self.violations:
+            return Verdict(name, VIOLATED, self.violations[name], causes=causes)
+        if self.complete:
+            return Verdict(name, HOLDS)
+        return Verdict(name, UNKNOWN, why=self.why_unknown())
+
+    def verdicts(self) -> Dict[str, Verdict]:
+        return {name: self.verdict(name) for name in VERDICT_PROPERTIES}
 
     def holds(self, name: str) -> bool:
-        return name not in self.violations
+        return self.verdict(name).verdict == HOLDS
+
+    def why_unknown(self) -> str:
+        return "; ".join(self.incomplete) + f" ({self.states:,} states reached)"
 
     def vacuous(self) -> List[str]:
-        return [name for name, seen in self.sometimes.items() if not seen]
+        """Sometimes checks this deployment can reach but the scope never did."""
+        return [name for name, seen in self.sometimes.items() if seen is False]
 
 
-def waiting(state, config) -> bool:
-    """Some client holds a session (idle or open) and still lacks messages it was not told it
-    lost: it is waiting for them."""
-    return any(c.phase in ("idle", "open") and owes(config, c) for c in state.clients)
-
-
-def _path(parents: Dict[int, tuple], fp: int) -> List:
+def _path(parents: Dict[int, Optional[tuple]], fp: int) -> List:
     actions = []
     while parents[fp] is not None:
         fp, action = parents[fp]
@@ -100,11 +115,11 @@ def _path(parents: Dict[int, tuple], fp: int) -> List:
     return actions[::-1]
 
 
-def _spend(budget: Tuple[int, ...], action, scope_allows_drain: bool) -> Optional[tuple]:
+def _spend(budget: Tuple[int, ...], action, can_drain: bool) -> Optional[tuple]:
     kind = type(action)
     index = _SPEND.get(kind)
     if index is None:
-        if kind is Drain and not scope_allows_drain(budget):
+        if kind is Drain and not can_drain:
             return None
         return budget
     if budget[index] == 0:
@@ -112,76 +127,123 @@ def _spend(budget: Tuple[int, ...], action, scope_allows_drain: bool) -> Optiona
     return budget[:index] + (budget[index] - 1,) + budget[index + 1:]
 
 
+class _Search:
+    """One breadth-first search: the bookkeeping that turns transitions into findings."""
+
+    def __init__(self, scope: Scope, gate: Gate, symmetry: bool, graph: bool):
+        self.scope, self.gate, self.config = scope, gate, scope.system
+        self.canon = Canonicalizer(self.config, symmetry)
+        self.result = Exploration(scope, gate.name, symmetry)
+        self.result.sometimes = {p.name: (False if p.applies(self.config) else None)
+                                 for p in PROPERTIES if p.kind == SOMETIMES}
+        self.parents: Dict[int, Optional[tuple]] = {}
+        self.index: Dict[int, int] = {}
+        self.live = LivenessGraph()
+        self.graph = None
+        if graph:
+            import networkx as nx
+            self.graph = self.result.graph = nx.DiGraph()
+            self.result.parents = self.parents
+
+    def add_node(self, fp: int, state, parent: Optional[tuple], depth: int) -> int:
+        self.parents[fp] = parent
+        cause = _WAITING.waiting(state, self.config)
+        idx = self.index[fp] = self.live.add_node(fp, cause)
+        if self.graph is not None:
+            self.graph.add_node(fp, depth=depth, waiting=cause is not None)
+        return idx
+
+    def record(self, fp: int, action, events) -> None:
+        """Findings, costs and sometimes situations of one transition from state `fp`."""
+        r = self.result
+        for event in events:
+            hits = hits_of(event)
+            if not hits:
+                continue
+            for prop, hit in hits:
+                if prop.kind == SOMETIMES:
+                    r.sometimes[prop.name] = True
+                elif prop.kind == COST and prop.name not in r.costs:
+                    r.costs[prop.name] = Finding(prop.name, hit.detail,
+                                                 _path(self.parents, fp) + [action], fp, hit.cause)
+                elif prop.kind == SAFETY and not prop.judged:
+                    self._found(prop.name, hit.cause, hit.detail, fp, action)
+            for found in findings_of(event, hits):
+                if found.name != "note":
+                    self._found(found.name, found.cause, found.detail, fp, action)
+
+    def _found(self, name: str, cause: str, detail: str, fp: int, action) -> None:
+        r = self.result
+        if (name, cause) in r.by_cause:
+            return
+        finding = Finding(name, detail, _path(self.parents, fp) + [action], fp, cause)
+        r.by_cause[(name, cause)] = finding
+        r.violations.setdefault(name, finding)
+
+
 def explore(scope: Scope, policy: Union[str, GateFunction, Gate] = "strict",
             symmetry: bool = True, max_states: Optional[int] = None,
             max_depth: Optional[int] = None, graph: bool = False) -> Exploration:
     """Explore every interleaving of `scope` under `policy`, breadth first."""
     gate = resolve_gate(policy)
-    config = scope.system
-    canon = Canonicalizer(config, symmetry)
-    restarts_index = BUDGET_NAMES.index("restarts")
-    can_drain = lambda budget: budget[restarts_index] > 0  # noqa: E731  a drain precedes a stop
-    result = Exploration(scope, gate.name, symmetry)
+    search = _Search(scope, gate, symmetry, graph)
+    config, canon, result = scope.system, search.canon, search.result
+    restarts = BUDGET_NAMES.index("restarts")
     start = time.perf_counter()
     state0, budget0 = initial_state(config), scope.budgets()
     fp0 = canon.fingerprint(state0, budget0)
-    parents: Dict[int, Optional[tuple]] = {fp0: None}
+    search.add_node(fp0, state0, None, 0)
     frontier = deque([(state0, budget0, fp0, 0)])
-    if graph:
-        import networkx as nx
-        result.graph = nx.DiGraph()
-        result.graph.add_node(fp0, depth=0, waiting=False)
-        result.parents = parents
-    while frontier:
+    cut = False
+    while frontier and not cut:
         state, budget, fp, depth = frontier.popleft()
         result.depth = max(result.depth, depth)
         if max_depth is not None and depth >= max_depth:
-            result.complete = False
+            if not any("depth" in why for why in result.incomplete):
+                result.incomplete.append(f"depth budget ({max_depth} steps) hit")
             continue
+        u, whole = search.index[fp], True
         for action in enabled_actions(state, config):
-            spent = _spend(budget, action, can_drain)
+            spent = _spend(budget, action, budget[restarts] > 0)
             if spent is None:
                 continue
             try:
                 new_state, events = apply(state, action, config, gate, check=False)
             except GateError as exc:
+                whole = False
                 if result.gate_error is None:
                     result.gate_error = Finding("gate_error", str(exc),
-                                                _path(parents, fp) + [action])
+                                                _path(search.parents, fp) + [action], fp)
+                    result.incomplete.append(f"the gate raised ({exc}); those transitions "
+                                             "were skipped")
                 continue
             result.transitions += 1
             result.coverage[type(action).__name__] += 1
-            for event in events:
-                for name in situations(event):
-                    result.sometimes[name] = True
-                if type(event) is Applied and event.duplicate and event.owner == event.client \
-                        and "any_duplicate" not in result.violations:
-                    result.violations["any_duplicate"] = Finding(
-                        "any_duplicate", f"m{event.msg} applied again",
-                        _path(parents, fp) + [action], fp)
-                for found in findings_of(event):
-                    if found.name != "note" and found.name not in result.violations:
-                        result.violations[found.name] = Finding(
-                            found.name, found.detail, _path(parents, fp) + [action], fp)
+            search.record(fp, action, events)
             new_fp = canon.fingerprint(new_state, spent)
-            if graph:
-                result.graph.add_edge(fp, new_fp, action=type(action).__name__)
-            if new_fp in parents:
-                continue
-            parents[new_fp] = (fp, action)
-            if graph:
-                result.graph.nodes[new_fp]["depth"] = depth + 1
-                result.graph.nodes[new_fp]["waiting"] = waiting(new_state, config)
-            if max_states is not None and len(parents) > max_states:
-                result.complete = False
-                frontier.clear()
-                break
-            frontier.append((new_state, spent, new_fp, depth + 1))
-    result.states = len(parents)
+            if search.graph is not None:
+                search.graph.add_edge(fp, new_fp, action=type(action).__name__)
+            v = search.index.get(new_fp)
+            if v is None:
+                if max_states is not None and len(search.parents) >= max_states:
+                    result.incomplete.append(f"state budget ({max_states:,} states) hit")
+                    whole, cut = False, True
+                    break
+                v = search.add_node(new_fp, new_state, (fp, action), depth + 1)
+                frontier.append((new_state, spent, new_fp, depth + 1))
+            if is_fair(action, state):
+                search.live.add_edge(u, v)
+        if whole:
+            search.live.expanded(u)
+    result.states = len(search.parents)
+    result.liveness = search.live.verdict(_WAITING.name, result, search.parents)
     result.seconds = time.perf_counter() - start
     return result
 
 
-#: the canonical §4 properties, plus `any_duplicate`: a client applies one of its messages again
-#: for any reason, client-caused ones included (what client dedupe should bring to zero)
-PROPERTIES = VIOLATIONS + ("any_duplicate",)
+def property_kind(name: str) -> str:
+    return BY_NAME[name].kind
+
+
+__all__ = ["HOLDS", "UNKNOWN", "VERDICTS", "VIOLATED", "Exploration", "Finding", "Verdict",
+           "explore", "property_kind"]

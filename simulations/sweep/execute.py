@@ -40,6 +40,25 @@ def execute_run(config_data: dict, policy: str, replication: int) -> dict:
     return run_replication(config, policy, replication)
 
 
+def check_scheduler(address: str, timeout: float = 3.0) -> None:
+    """Raise ValueError (one line) unless a Dask scheduler accepts TCP connections at
+    `address` (tcp://HOST:PORT): checked before any work, so a wrong address fails at once."""
+    import socket
+    from urllib.parse import urlsplit
+    parts = urlsplit(address if "://" in address else f"tcp://{address}")
+    try:
+        host, port = parts.hostname, parts.port
+    except ValueError:
+        host = port = None
+    if parts.scheme != "tcp" or not host or not port:
+        raise ValueError(f"--scheduler {address!r}: expected tcp://HOST:PORT")
+    try:
+        socket.create_connection((host, port), timeout=timeout).close()
+    except OSError as exc:
+        raise ValueError(f"--scheduler {address!r}: no Dask scheduler reachable there "
+                         f"({exc.strerror or exc})") from None
+
+
 @contextmanager
 def make_executor(workers: int, scheduler: Optional[str]) -> Iterator[Executor]:
     """Local processes, or the Dask cluster at `scheduler` (tcp://HOST:PORT)."""

@@ -45,7 +45,7 @@ def rows(spec: SweepSpec, runs: List[dict], out: Path) -> pd.DataFrame:
         table.append(row)
     frame = pd.DataFrame(table)
     counts = [c for c in frame.columns if c.split(".")[0] in
-              ("decisions", "statuses", "duplicates_by_cause")]
+              ("decisions", "statuses", "duplicates_by_cause", "executions_by_cause")]
     frame[counts] = frame[counts].fillna(0).astype(int)
     fixed = LEADING + [f"param.{k}" for k in grid_keys]
     return frame[fixed + sorted(c for c in frame.columns if c not in fixed)]

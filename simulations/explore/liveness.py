@@ -1,0 +1,108 @@
+"""Liveness on the explored state graph: can a client wait forever?
+
+A client waits when it holds a session (idle or open) and lacks messages it was not told it
+lost. It waits *forever* on a run where, from some point on, the system keeps making its own
+progress (fair actions: deliveries, emissions, a client's scheduled reconnect or
+re-initialization, an instance start, and the stop that completes a drain) and no fault happens
+any more (crashes, drops, client restarts, idle timeouts, evictions, compactions, foreign
+cursors: faults are never assumed to come to the rescue). Such a run ends in a bottom strongly
+connected component of the graph of fair transitions: fair progress never leaves it. So the
+check is: a reachable state, in a bottom component of the fair graph, where a client waits.
+
+Only compact arrays are kept (node fingerprints, a waiting cause per node, fair edges as index
+pairs); the components come from scipy's sparse-graph routine, so the check scales with the
+explorer. On a truncated search a component with an unexpanded state may not be bottom at all:
+such components never count as witnesses, and leave the verdict unknown when nothing else does.
+"""
+from __future__ import annotations
+
+from array import array
+from typing import Dict, List, Optional
+
+import numpy as np
+from scipy.sparse import csr_matrix
+from scipy.sparse.csgraph import connected_components
+
+from model import Deliver, Emit, Init, Reconnect, Start, Stop
+
+#: transitions the system is assumed to keep making (weak fairness of its own progress)
+FAIR_KINDS = (Deliver, Emit, Reconnect, Init, Start)
+
+
+def is_fair(action, state) -> bool:
+    """A progress transition: one of FAIR_KINDS, or the stop that completes a drain (a drain
+    is an operator's rolling restart under way: it is always finished)."""
+    kind = type(action)
+    return kind in FAIR_KINDS or (kind is Stop and
+                                  state.instances[action.instance].status == "draining")
+
+
+class LivenessGraph:
+    """The fair transitions of an exploration, as compact arrays."""
+
+    def __init__(self) -> None:
+        self.fps = array("q")          # node index -> fingerprint
+        self.cause = array("b")        # node index -> waiting cause code (-1: nobody waits)
+        self.done = bytearray()        # node index -> 1 when every transition was tried
+        self.src = array("q")
+        self.dst = array("q")
+        self.causes: List[str] = []    # cause code -> cause
+
+    def add_node(self, fp: int, cause: Optional[str]) -> int:
+        code = -1
+        if cause is not None:
+            if cause not in self.causes:
+                self.causes.append(cause)
+            code = self.causes.index(cause)
+        self.fps.append(fp)
+        self.cause.append(code)
+        self.done.append(0)
+        return len(self.fps) - 1
+
+    def add_edge(self, u: int, v: int) -> None:
+        self.src.append(u)
+        self.dst.append(v)
+
+    def expanded(self, u: int) -> None:
+        self.done[u] = 1
+
+    def stuck_nodes(self) -> Dict[str, object]:
+        """{"witness": {cause: first node index}, "undetermined": bool}."""
+        n = len(self.fps)
+        src = np.frombuffer(self.src, dtype=np.int64) if len(self.src) else np.zeros(0, np.int64)
+        dst = np.frombuffer(self.dst, dtype=np.int64) if len(self.dst) else np.zeros(0, np.int64)
+        matrix = csr_matrix((np.ones(len(src), dtype=np.int8), (src, dst)), shape=(n, n))
+        count, comp = connected_components(matrix, directed=True, connection="strong")
+        not_bottom = np.zeros(count, dtype=bool)
+        leaving = comp[src] != comp[dst]
+        not_bottom[comp[src[leaving]]] = True
+        unexpanded = np.zeros(count, dtype=bool)
+        unexpanded[comp[np.frombuffer(bytes(self.done), dtype=np.uint8) == 0]] = True
+        cause = np.frombuffer(self.cause, dtype=np.int8)
+        candidate = (cause >= 0) & ~not_bottom[comp]
+        stuck = candidate & ~unexpanded[comp]
+        witness = {}
+        for code, name in enumerate(self.causes):
+            hits = np.flatnonzero(stuck & (cause == code))
+            if len(hits):
+                witness[name] = int(hits[0])   # BFS order: the first is a shallowest one
+        return {"witness": witness,
+                "undetermined": bool(np.any(candidate & unexpanded[comp]))}
+
+    def verdict(self, name: str, result, parents):
+        """The liveness Verdict for an Exploration (shortest path into a stuck component)."""
+        from .search import HOLDS, UNKNOWN, VIOLATED, Finding, Verdict, _path
+        found = self.stuck_nodes()
+        causes = {}
+        for cause, node in sorted(found["witness"].items(), key=lambda kv: kv[1]):
+            fp = self.fps[node]
+            causes[cause] = Finding(name, f"a client waits forever ({cause})",
+                                    _path(parents, fp), fp, cause)
+        if causes:
+            first = min(causes.values(), key=lambda f: len(f.actions))
+            return Verdict(name, VIOLATED, first, causes=dict(sorted(causes.items())))
+        if result.complete and not found["undetermined"]:
+            return Verdict(name, HOLDS)
+        why = result.why_unknown() if not result.complete else \
+            "a component could not be fully expanded"
+        return Verdict(name, UNKNOWN, why=why)

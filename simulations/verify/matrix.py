@@ -1,0 +1,249 @@
+"""The verification matrix's files: verdicts.csv, cells.jsonl, VERIFY.md and manifest.json.
+
+Every cell record (from `run.execute_cell`) is annotated here with the named exceptions, so the
+exceptions can be revised without re-running any exploration. Everything is computed before the
+first file is written, and each file is written atomically.
+"""
+from __future__ import annotations
+
+import csv
+import io
+import json
+from pathlib import Path
+from typing import Dict, List, Optional, Sequence
+
+from model.properties import BY_NAME, LIVENESS, SOMETIMES_CHECKS, VERDICT_PROPERTIES
+
+from ..provenance import manifest, write_atomic, write_json
+from .exceptions import EXCEPTIONS, excused_by
+from .space import SYSTEM_KEYS, Space
+
+JUDGED = tuple(n for n in VERDICT_PROPERTIES if BY_NAME[n].judged)
+
+
+def annotate(record: dict) -> dict:
+    """Mark each violated property with the exceptions that excuse its causes: `excused_by`
+    names them when every cause of the violation is excused, else None."""
+    out = dict(record)
+    props = {}
+    for name, p in record["properties"].items():
+        p = dict(p)
+        p["excused_by"] = None
+        if p["verdict"] == "violated":
+            names = [excused_by(record["deployment"], name, cause) for cause in p["causes"]]
+            if names and all(names):
+                p["excused_by"] = ", ".join(sorted(set(names)))
+        props[name] = p
+    out["properties"] = props
+    return out
+
+
+def failing(record: dict) -> List[str]:
+    """Judged properties violated with at least one cause no exception excuses."""
+    return [n for n in JUDGED if record["properties"][n]["verdict"] == "violated"
+            and not record["properties"][n]["excused_by"]]
+
+
+def unknown(record: dict) -> List[str]:
+    return [n for n in JUDGED if record["properties"][n]["verdict"] == "unknown"]
+
+
+def cell_json(record: dict) -> dict:
+    """The `--json` / cells.jsonl object of one cell."""
+    return {"policy": record["policy"], "gate_name": record["gate_name"],
+            "block": record["block"], "client_profile": record["client_profile"],
+            "deployment": record["deployment"],
+            "scope": {k: v for k, v in record["scope"].items() if k != "system"},
+            "properties": record["properties"], "states": record["states"],
+            "transitions": record["transitions"], "complete": record["complete"],
+            "incomplete": record["incomplete"], "seconds": record["seconds"],
+            "sometimes": record["sometimes"], "costs": record["costs"],
+            "gate_error": record["gate_error"], "traces": record["traces"]}
+
+
+def verdicts_csv(records: Sequence[dict]) -> str:
+    """One tidy row per (gate, deployment, property)."""
+    buffer = io.StringIO()
+    columns = (["policy", "block", "client_profile"] + list(SYSTEM_KEYS)
+               + ["property", "kind", "judged", "verdict", "trace_length", "causes",
+                  "excused_by", "states", "complete"])
+    writer = csv.DictWriter(buffer, columns, lineterminator="\n")
+    writer.writeheader()
+    for r in records:
+        for name in VERDICT_PROPERTIES:
+            p = r["properties"][name]
+            writer.writerow({"policy": r["policy"], "block": r["block"],
+                             "client_profile": r["client_profile"], **r["deployment"],
+                             "property": name, "kind": BY_NAME[name].kind,
+                             "judged": BY_NAME[name].judged, "verdict": p["verdict"],
+                             "trace_length": p["trace_length"] or "",
+                             "causes": ";".join(f"{c}:{n}" for c, n in p["causes"].items()),
+                             "excused_by": p["excused_by"] or "", "states": r["states"],
+                             "complete": r["complete"]})
+    return buffer.getvalue()
+
+
+def _cell_text(record: dict) -> str:
+    parts = []
+    for name in JUDGED:
+        p = record["properties"][name]
+        if p["verdict"] == "violated":
+            parts.append(BY_NAME[name].label + ("*" if p["excused_by"] else ""))
+        elif p["verdict"] == "unknown":
+            parts.append(BY_NAME[name].label + "?")
+    if record["gate_error"]:
+        parts.append("GATE-ERROR")
+    return " ".join(parts) if parts else "-"
+
+
+def _table(header: List[str], rows: List[List[str]]) -> List[str]:
+    widths = [max(len(str(x)) for x in col) for col in zip(header, *rows)]
+    line = lambda cells: "| " + " | ".join(str(c).ljust(w) for c, w in zip(cells, widths)) + " |"  # noqa: E731
+    return [line(header), "|" + "|".join("-" * (w + 2) for w in widths) + "|"] + \
+        [line(r) for r in rows]
+
+
+def _trace_text(actions: List[str]) -> str:
+    return " ".join(actions)
+
+
+def witnesses(records: Sequence[dict]) -> Dict[str, Optional[dict]]:
+    """For each judged property, the shortest non-excused violation anywhere (gate, deployment,
+    cause, trace), or None: a property nobody violates is vacuous in this space."""
+    out: Dict[str, Optional[dict]] = {}
+    for name in JUDGED:
+        best = None
+        for r in records:
+            p = r["properties"][name]
+            for cause, length in p["causes"].items():
+                if excused_by(r["deployment"], name, cause):
+                    continue
+                if best is None or length < best["length"]:
+                    best = {"gate": r["policy"], "deployment": r["deployment"], "cause": cause,
+                            "length": length, "trace": r["traces"][name][cause]}
+        out[name] = best
+    return out
+
+
+def summary(records: Sequence[dict]) -> Dict[str, dict]:
+    """Per gate: cells, cells where every judged property holds (or only excused violations),
+    cells with a failing property, cells with an unknown verdict, and per-property counts."""
+    out: Dict[str, dict] = {}
+    for r in records:
+        s = out.setdefault(r["policy"], {"cells": 0, "clean": 0, "failing": 0, "unknown": 0,
+                                       "excused": 0, "by_property": dict.fromkeys(JUDGED, 0),
+                                       "states": 0, "seconds": 0.0})
+        s["cells"] += 1
+        s["states"] += r["states"]
+        s["seconds"] += r["seconds"]
+        bad, unsure = failing(r), unknown(r)
+        excused = any(r["properties"][n]["excused_by"] for n in JUDGED)
+        s["failing"] += bool(bad)
+        s["unknown"] += bool(unsure) and not bad
+        s["clean"] += not bad and not unsure
+        s["excused"] += excused and not bad and not unsure
+        for n in bad:
+            s["by_property"][n] += 1
+    return out
+
+
+def verify_md(space: Space, records: Sequence[dict], meta: dict) -> str:
+    gates = list(space.gates)
+    out = [f"# Verification matrix: {space.title}", "",
+           "Every cell is an exhaustive breadth-first exploration of one deployment under one "
+           "gate within the block's fault scope. A verdict is `holds` only when the search was "
+           "complete; `violated` has a shortest trace; `unknown` says which budget was hit. "
+           "Stall as liveness assumes that the system's own progress (delivery, emission, "
+           "a client's retry or re-initialization, instance starts, the stop that completes "
+           "a drain) is fair and that faults are not.", "",
+           f"{len(space.deployments)} deployments x {len(gates)} gates = {len(records)} cells, "
+           f"{sum(r['states'] for r in records):,} states explored; state budget "
+           f"{space.max_states:,} per cell; clients: {space.client} "
+           "(auto: the `sdk` policy with the MCP SDK client, every other gate with a client "
+           "that follows the spec).", ""]
+    out += ["## Summary", "",
+            "Clean: every judged property holds, or is violated only where a named exception "
+            "excuses it (see below).", ""]
+    sums = summary(records)
+    rows = [[g, s["cells"], s["clean"], s["excused"], s["failing"], s["unknown"],
+             ", ".join(f"{BY_NAME[n].label} {k}" for n, k in s["by_property"].items() if k)
+             or "-"] for g, s in sums.items()]
+    out += _table(["gate", "cells", "clean", "of which excused", "failing", "unknown only",
+                   "failing cells by property"], rows) + [""]
+    out += ["## Properties", ""]
+    out += _table(["label", "property", "kind", "judged", "counted when"],
+                  [[p.label, p.name, p.kind, "yes" if p.judged else "no", p.summary]
+                   for p in (BY_NAME[n] for n in VERDICT_PROPERTIES)]) + [""]
+    out += ["Cell legend: the labels of the violated judged properties; `*` only where a named "
+            "exception excuses it; `?` unknown; `-` every judged property holds.", ""]
+    for block in dict.fromkeys(r["block"] for r in records):
+        in_block = [r for r in records if r["block"] == block]
+        first = in_block[0]
+        varied = [k for k in space.axes if len({json.dumps(r["deployment"][k])
+                                               for r in in_block}) > 1]
+        fixed = {k: v for k, v in first["deployment"].items() if k not in varied}
+        budgets = {k: v for k, v in first["scope"].items() if k != "system" and v}
+        out += [f"## {block}", "",
+                "Fixed: " + ", ".join(f"{k}={v}" for k, v in fixed.items()) + ".",
+                "Fault scope: " + ", ".join(f"{k}={v}" for k, v in budgets.items()) + ".", ""]
+        deployments = list(dict.fromkeys(json.dumps([r["deployment"][k] for k in varied])
+                                         for r in in_block))
+        cells = {(json.dumps([r["deployment"][k] for k in varied]), r["policy"]): r
+                 for r in in_block}
+        rows = [json.loads(d) + [_cell_text(cells[(d, g)]) if (d, g) in cells else ""
+                                 for g in gates] for d in deployments]
+        out += _table(varied + gates, [[str(x) for x in row] for row in rows]) + [""]
+    out += ["## Named exceptions", "",
+            "Where no gate can make a property hold. An exception excuses only the "
+            "(property, cause) pairs it names, in the deployments it names.", ""]
+    for e in EXCEPTIONS:
+        hit = sum(1 for r in records if any(
+            (r["properties"][n]["excused_by"] or "").count(e.name) for n in JUDGED))
+        excuses = ", ".join("every property" if p == "*" else f"{p} ({c})"
+                            for p, c in e.excuses)
+        out += [f"- **{e.name}** (excuses {excuses}; used by {hit} cells): {e.reason} "
+                f"Remedy: {e.remedy}."]
+    out += ["", "## A witness for every property", "",
+            "The shortest violation of each judged property anywhere in the matrix (a property "
+            "no gate violates would be vacuous here):", ""]
+    for name, w in witnesses(records).items():
+        if w is None:
+            out.append(f"- **{name}**: NO WITNESS in this space: its verdicts here say nothing")
+            continue
+        where = ", ".join(f"{k}={w['deployment'][k]}" for k in space.axes)
+        out.append(f"- **{name}** ({w['cause']}): `{w['gate']}` at {where}, "
+                   f"{w['length']} steps: `{_trace_text(w['trace'])}`")
+    vacuous = sum(1 for r in records if any(v is False for v in r["sometimes"].values()))
+    out += ["", "## Sometimes coverage", "",
+            f"{vacuous} of {len(records)} cells never reach at least one situation the "
+            "deployment allows; per situation, the cells that never reach it:", ""]
+    out += _table(["situation", "cells not reaching it", "cells where it cannot happen"],
+                  [[name, sum(r["sometimes"].get(name) is False for r in records),
+                    sum(r["sometimes"].get(name) is None for r in records)]
+                   for name in SOMETIMES_CHECKS]) + [""]
+    out += ["## Provenance", "",
+            f"Commit {meta['code']['commit']} (dirty: {meta['code']['dirty']}); "
+            f"{meta['run']['cells']} cells, wall {meta['run']['wall_seconds']:.0f} s on "
+            f"{meta['run']['workers'] or meta['run']['scheduler']} worker(s); regenerate with "
+            f"`{meta['command']}`.", ""]
+    return "\n".join(out)
+
+
+def liveness_name() -> str:
+    return next(n for n in VERDICT_PROPERTIES if BY_NAME[n].kind == LIVENESS)
+
+
+def write_outputs(space: Space, run: dict, out: Path, command: str) -> List[dict]:
+    """Annotate the records and write every file; returns the annotated records."""
+    records = [annotate(r) for r in run["records"]]
+    meta = manifest(command, space.as_dict())
+    meta["run"] = {k: v for k, v in run.items() if k != "records"}
+    meta["blocks"] = sorted({r["block"] for r in records})
+    lines = "".join(json.dumps(cell_json(r), sort_keys=True) + "\n" for r in records)
+    text = verify_md(space, records, meta)
+    table = verdicts_csv(records)
+    write_atomic(out / "cells.jsonl", lines)
+    write_atomic(out / "verdicts.csv", table)
+    write_atomic(out / "VERIFY.md", text)
+    write_json(out / "manifest.json", meta)
+    return records
