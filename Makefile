@@ -3,13 +3,14 @@
 #                headline comparison (results/quick, with figures)
 #   make test  - create .venv, install, run every test
 #   make results - regenerate every committed result under results/ (conformance needs nginx)
+#   make verification - the verification matrix alone: results/verification/matrix
 #   make conformance - the model against the real MCP SDK behind nginx: results/conformance
 PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: run test results conformance clean
+.PHONY: run test results verification conformance clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -33,7 +34,14 @@ results: $(STAMP)
 		$(BIN)/python -m simulations report results/sweeps/$$s || exit 1; \
 	done
 	$(BIN)/python -m simulations report results/runs/rolling_restart
+	$(MAKE) verification
 	$(MAKE) conformance
+
+# Every deployment of simulations/spaces/matrix.toml under every gate (resumable: cells/ keeps
+# finished cells, so an interrupted run continues where it stopped).
+verification: $(STAMP)
+	$(BIN)/python -m simulations verify --space simulations/spaces/matrix.toml \
+		--out results/verification/matrix --workers 2 --quiet
 
 # The model against the real MCP SDK behind nginx (needs nginx: apt-get install nginx-light).
 conformance: $(STAMP)

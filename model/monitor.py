@@ -139,6 +139,10 @@ class PropertyMonitor:
                 self._causes[finding.name][finding.cause] += finding.count
         return found
 
+    def causes_of(self, name: str) -> Dict[str, int]:
+        """What has been counted so far for one property, by cause."""
+        return dict(self._causes.get(name, {}))
+
     def _progress(self, client: int, time: float) -> None:
         since = self._stalled_since.pop(client, None)
         if since is not None:

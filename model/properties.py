@@ -196,8 +196,8 @@ PROPERTIES: Tuple[Property, ...] = (
              "any reason (diagnostic: what client dedupe is for)", False, (Applied,),
              _any_duplicate),
     Property("stall_liveness", LIVENESS, "WAIT", "a client can wait forever for messages it was "
-             "not told it lost, even though the system's own progress (delivery, emission, "
-             "retries, instance starts) never stops and faults do", True,
+             "not told it lost, on a run where the system's own progress (delivery, emission, "
+             "retries, instance starts) never stops and no further fault comes", True,
              waiting=waiting_cause),
     _situation("resumption", "a resumption request is decided", Decided, lambda e: True),
     _situation("admitted_resumption", "a resumption with a cursor is admitted (200)", Decided,
