@@ -1,9 +1,16 @@
 """The verification matrix (`verify`): the reduced space end to end, its JSON, its files,
 resuming, bring-your-own gates and bad input."""
 import json
+import os
+import signal
+import subprocess
+import sys
+import time
 from pathlib import Path
 
 import pytest
+
+from dask_support import dask_cluster  # noqa: F401  (a pytest fixture)
 
 from model import POLICIES, apply, findings_of, initial_state
 from simulations.cli import main
@@ -156,3 +163,74 @@ def test_bad_arguments_are_one_line_exit_2_and_nothing_written(tmp_path, capsys,
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and message in err[0], err
     assert not out.exists()
+
+
+SMALL = '''
+policies = ["naive", "strict"]
+max_states = 200000
+[deployment]
+buffer_capacity = 2
+[scope]
+clients = 2
+restarts = 1
+client_restarts = 1
+compactions = 1
+foreign_cursors = 1
+[[blocks]]
+name = "small"
+[blocks.axes]
+instances = [1]
+store = ["local", "shared"]
+buffer_keying = ["session", "event_id"]
+event_ids = ["per_session", "global", "tagged", "uuid"]
+'''
+
+
+def verify(space, out, *extra, timeout=900):
+    return subprocess.run([sys.executable, "-m", "simulations", "verify", "--space", str(space),
+                           "--out", str(out), "--quiet", *extra], cwd=ROOT, capture_output=True,
+                          text=True, timeout=timeout)
+
+
+@pytest.fixture(scope="module")
+def small_run(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("small")
+    space = folder / "small.toml"
+    space.write_text(SMALL)
+    result = verify(space, folder / "whole", "--workers", "2")
+    assert result.returncode == 0, result.stderr
+    return space, folder / "whole"
+
+
+def test_sigkill_mid_run_then_resume_equals_an_uninterrupted_run(small_run, tmp_path):
+    space, whole = small_run
+    broken = tmp_path / "broken"
+    proc = subprocess.Popen([sys.executable, "-m", "simulations", "verify", "--space", str(space),
+                             "--out", str(broken), "--quiet", "--workers", "2"], cwd=ROOT,
+                            start_new_session=True)
+    deadline = time.time() + 300
+    while time.time() < deadline and len(list((broken / "cells").glob("*.json"))) < 5:
+        time.sleep(0.05)
+    os.killpg(proc.pid, signal.SIGKILL)
+    proc.wait(timeout=30)
+    done = len(list((broken / "cells").glob("*.json")))
+    assert 0 < done < 32, done
+    assert not (broken / "verdicts.csv").exists()
+    for path in (broken / "cells").glob("*.json"):
+        json.loads(path.read_text())  # every cell file left behind is complete
+    resumed = verify(space, broken, "--workers", "2")
+    assert resumed.returncode == 0, resumed.stderr
+    assert f"{done} already done" in resumed.stdout
+    for name in ("verdicts.csv", "cells.jsonl"):
+        assert (broken / name).read_bytes() == (whole / name).read_bytes(), name
+
+
+def test_a_dask_cluster_gives_the_same_matrix_as_local_processes(dask_cluster, small_run,
+                                                                  tmp_path):
+    space, whole = small_run
+    result = verify(space, tmp_path / "dask", "--scheduler", dask_cluster)
+    assert result.returncode == 0, result.stderr
+    for name in ("verdicts.csv", "cells.jsonl"):
+        assert (tmp_path / "dask" / name).read_bytes() == (whole / name).read_bytes(), name
+    manifest = json.loads((tmp_path / "dask" / "manifest.json").read_text())
+    assert manifest["run"]["scheduler"] == dask_cluster

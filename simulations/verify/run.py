@@ -1,7 +1,7 @@
 """Run a verification space: one exploration per (gate, deployment) cell, on any executor.
 
-Each cell has a content-addressed key (its gate, deployment, budgets, client, state budget, the
-code version and, for a user's gate, a hash of its source). The parent writes every finished
+Each cell has a content-addressed key (its gate, deployment, budgets, client, state budget, a
+hash of the sources that compute it and, for a user's gate, a hash of its source). The parent writes every finished
 cell to `DIR/cells/<key>.json` through a temporary file and a rename as it arrives, so a killed
 run loses at most the cells in flight and the same command skips every finished cell. Cells run
 on local processes or a Dask cluster (the sweep executors); the cell records do not depend on
@@ -24,7 +24,7 @@ from ..explore.scope import Scope
 from ..explore.search import explore
 from ..gates import load_gate
 from ..narrative import describe_action
-from ..provenance import code_version, write_atomic
+from ..provenance import write_atomic
 from ..sweep.execute import make_executor
 from .space import Space, cell_scope, client_profile
 
@@ -45,7 +45,26 @@ def gate_source(gate: str) -> Optional[str]:
     return hashlib.sha256(text.encode()).hexdigest()[:16]
 
 
-def cell_key(gate: str, scope: Scope, max_states: int, code: dict,
+#: the sources a cell's result depends on: the model, the explorer, how a cell is run and how
+#: its traces are written. A cell's key hashes them, so editing anything else (the docs, the
+#: exceptions, how the matrix is rendered) keeps every finished cell.
+RESULT_SOURCES = ("model", "simulations/explore", "simulations/verify/run.py",
+                  "simulations/narrative.py", "simulations/gates.py")
+ROOT = Path(__file__).resolve().parent.parent.parent
+
+
+def result_code_hash(root: Path = ROOT) -> str:
+    """sha256 of every Python source in RESULT_SOURCES (paths and contents, in order)."""
+    digest = hashlib.sha256()
+    for entry in RESULT_SOURCES:
+        path = root / entry
+        files = sorted(path.rglob("*.py")) if path.is_dir() else [path]
+        for file in files:
+            digest.update(str(file.relative_to(root)).encode() + b"\0" + file.read_bytes())
+    return digest.hexdigest()[:16]
+
+
+def cell_key(gate: str, scope: Scope, max_states: int, code: str,
              source: Optional[str]) -> str:
     payload = json.dumps({"gate": gate, "scope": scope.as_dict(), "max_states": max_states,
                           "code": code, "gate_source": source}, sort_keys=True)
@@ -78,7 +97,7 @@ def execute_cell(gate: str, scope_data: dict, max_states: int) -> dict:
 
 def plan(space: Space, out: Path) -> List[dict]:
     """Every cell of the space, in order: gate-major, then deployment."""
-    code = code_version()
+    code = result_code_hash()
     sources = {gate: gate_source(gate) for gate in space.gates}
     cells = []
     for gate in space.gates:
@@ -90,6 +109,10 @@ def plan(space: Space, out: Path) -> List[dict]:
                           "deployment": deployment.key(), "scope": scope.as_dict(),
                           "path": out / "cells" / f"{key}.json"})
     return cells
+
+
+def plan_code() -> Dict[str, str]:
+    return {"result_sources": ", ".join(RESULT_SOURCES), "sha256": result_code_hash()}
 
 
 def _load(path: Path) -> Optional[dict]:
@@ -127,7 +150,7 @@ def run_space(space: Space, out: Path, workers: int = 1, scheduler: Optional[str
     if bar is not None:
         bar.close()
     records = [_load(c["path"]) for c in cells]
-    return {"records": records, "cells": len(cells), "ran": len(todo),
+    return {"records": records, "cells": len(cells), "ran": len(todo), "code": plan_code(),
             "skipped": len(cells) - len(todo), "wall_seconds": time.perf_counter() - start,
             "explore_seconds_of_ran_cells": cpu,
             "workers": None if scheduler else workers, "scheduler": scheduler}
