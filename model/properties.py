@@ -288,7 +288,7 @@ def findings_of(event, hits: Optional[List[Tuple[Property, Hit]]] = None) -> Lis
             continue
         if prop.judged:
             found.append(Finding(prop.name, hit.count, hit.detail, hit.cause))
-        elif not any(f.name != "note" for f in found) and hit.cause in CLIENT_CAUSES:
+        elif hit.cause in CLIENT_CAUSES:
             found.append(Finding("note", 0, f"duplicate, client-caused ({hit.cause})"))
         elif hit.cause in RECOVERY_CAUSES:
             found.append(Finding("note", 0, f"re-issued call: progress applied again "

@@ -101,7 +101,8 @@ def test_a_state_budget_makes_unviolated_properties_unknown_not_holding(capsys):
     for name, prop in data["properties"].items():
         assert prop["verdict"] in ("unknown", "violated"), name
         assert prop["holds"] is not True, name
-    assert data["properties"]["stall"]["why"].startswith("state budget (200 states) hit")
+    assert data["properties"]["stall"]["why"] == \
+        "state budget (200 states) hit, after 200 distinct states"
 
 
 def test_unexpanded_states_of_a_truncated_search_never_count_as_stuck():

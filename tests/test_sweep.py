@@ -1,10 +1,8 @@
 """Sweeps: local and Dask runs agree, SIGKILL then resume equals an uninterrupted run, bad specs."""
 import json
 import os
-import signal
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
@@ -12,7 +10,7 @@ import pytest
 from simulations.cli import main
 from simulations.sweep.results import load_results
 
-from dask_support import dask_cluster  # noqa: F401  (a pytest fixture)
+from process_support import kill_after_files
 
 ROOT = Path(__file__).resolve().parent.parent
 SMOKE = ROOT / "simulations/sweeps/smoke.toml"
@@ -59,15 +57,8 @@ def test_sigkill_mid_sweep_then_resume_equals_an_uninterrupted_run(local_run, tm
                     .replace('base = "../configs/', f'base = "{ROOT}/simulations/configs/'))
     whole, broken = tmp_path / "whole", tmp_path / "broken"
     assert sweep(spec, whole, "--workers", "2").returncode == 0
-    proc = subprocess.Popen([sys.executable, "-m", "simulations", "sweep", str(spec), "--out",
-                             str(broken), "--quiet", "--workers", "2"], cwd=ROOT,
-                            start_new_session=True)
-    deadline = time.time() + 120
-    while time.time() < deadline and len(list((broken / "runs").glob("*.json"))) < 5:
-        time.sleep(0.05)
-    os.killpg(proc.pid, signal.SIGKILL)
-    proc.wait(timeout=30)
-    done = len(list((broken / "runs").glob("*.json")))
+    done = kill_after_files([sys.executable, "-m", "simulations", "sweep", str(spec), "--out",
+                             str(broken), "--quiet", "--workers", "2"], broken / "runs", 5)
     assert 0 < done < 24, done
     assert not (broken / "results.csv").exists()
     for path in (broken / "runs").glob("*.json"):

@@ -1,16 +1,13 @@
 """The verification matrix (`verify`): the reduced space end to end, its JSON, its files,
 resuming, bring-your-own gates and bad input."""
 import json
-import os
-import signal
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
 
-from dask_support import dask_cluster  # noqa: F401  (a pytest fixture)
+from process_support import kill_after_files
 
 from model import POLICIES, apply, findings_of, initial_state
 from simulations.cli import main
@@ -205,15 +202,9 @@ def small_run(tmp_path_factory):
 def test_sigkill_mid_run_then_resume_equals_an_uninterrupted_run(small_run, tmp_path):
     space, whole = small_run
     broken = tmp_path / "broken"
-    proc = subprocess.Popen([sys.executable, "-m", "simulations", "verify", "--space", str(space),
-                             "--out", str(broken), "--quiet", "--workers", "2"], cwd=ROOT,
-                            start_new_session=True)
-    deadline = time.time() + 300
-    while time.time() < deadline and len(list((broken / "cells").glob("*.json"))) < 5:
-        time.sleep(0.05)
-    os.killpg(proc.pid, signal.SIGKILL)
-    proc.wait(timeout=30)
-    done = len(list((broken / "cells").glob("*.json")))
+    done = kill_after_files([sys.executable, "-m", "simulations", "verify", "--space",
+                             str(space), "--out", str(broken), "--quiet", "--workers", "2"],
+                            broken / "cells", 5)
     assert 0 < done < 32, done
     assert not (broken / "verdicts.csv").exists()
     for path in (broken / "cells").glob("*.json"):

@@ -100,7 +100,7 @@ class Exploration:
         return self.verdict(name).verdict == HOLDS
 
     def why_unknown(self) -> str:
-        return "; ".join(self.incomplete) + f" ({self.states:,} states reached)"
+        return "; ".join(self.incomplete) + f", after {self.states:,} distinct states"
 
     def vacuous(self) -> List[str]:
         """Sometimes checks this deployment can reach but the scope never did."""

@@ -14,7 +14,7 @@ import time
 from concurrent.futures import Executor, ProcessPoolExecutor, as_completed
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Dict, Iterator, List, Optional, Tuple
+from typing import Callable, Dict, Iterator, List, Optional, Sequence, Tuple
 
 from ..des import config as des_config
 from ..des.runner import run_replication
@@ -96,32 +96,45 @@ def _finished(path: Path) -> bool:
         return False
 
 
+def run_pending(pending: Sequence[dict], call: Callable[[dict], tuple],
+                keep: Callable[[dict, object], None], workers: int, scheduler: Optional[str],
+                total: int, unit: str, desc: str, progress: bool) -> None:
+    """Submit `call(task)` (a tuple: a top-level function and its arguments) for every pending
+    task on the executor, and hand each result to `keep(task, result)` in this process as it
+    finishes (so whatever `keep` writes is complete or absent if the run is killed). A progress
+    bar counts `total`, the finished tasks included."""
+    bar = None
+    if progress:
+        from tqdm import tqdm
+        bar = tqdm(total=total, initial=total - len(pending), unit=unit, desc=desc,
+                   dynamic_ncols=True)
+    if pending:
+        with make_executor(workers, scheduler) as executor:
+            futures = {executor.submit(*call(task)): task for task in pending}
+            for future in as_completed(futures):
+                keep(futures[future], future.result())
+                if bar is not None:
+                    bar.update(1)
+    if bar is not None:
+        bar.close()
+
+
 def run_sweep(spec: SweepSpec, out: Path, workers: int = 1, scheduler: Optional[str] = None,
               progress: bool = True) -> Dict[str, object]:
     """Run what is left of the sweep; returns counts and timings."""
     runs, todo = plan(spec, out)
     (out / "runs").mkdir(parents=True, exist_ok=True)
     start = time.perf_counter()
-    bar = None
-    if progress:
-        from tqdm import tqdm
-        bar = tqdm(total=len(runs), initial=len(runs) - len(todo), unit="run",
-                   desc=spec.title, dynamic_ncols=True)
-    cpu = 0.0
-    with make_executor(workers, scheduler) as executor:
-        futures = {executor.submit(execute_run, e["config"], e["policy"], e["replication"]): e
-                   for e in todo}
-        for future in as_completed(futures):
-            entry = futures[future]
-            record = future.result()
-            cpu += record["cpu_seconds"]
-            write_atomic(out / "runs" / f"{entry['key']}.json", json.dumps(
-                {"key": entry["key"], "point": entry["point"], "policy": entry["policy"],
-                 "replication": entry["replication"], "record": record}, sort_keys=True))
-            if bar is not None:
-                bar.update(1)
-    if bar is not None:
-        bar.close()
+    cpu = [0.0]
+
+    def keep(entry: dict, record: dict) -> None:
+        cpu[0] += record["cpu_seconds"]
+        write_atomic(out / "runs" / f"{entry['key']}.json", json.dumps(
+            {"key": entry["key"], "point": entry["point"], "policy": entry["policy"],
+             "replication": entry["replication"], "record": record}, sort_keys=True))
+
+    run_pending(todo, lambda e: (execute_run, e["config"], e["policy"], e["replication"]),
+                keep, workers, scheduler, len(runs), "run", spec.title, progress)
     return {"runs": len(runs), "ran": len(todo), "skipped": len(runs) - len(todo),
-            "wall_seconds": time.perf_counter() - start, "cpu_seconds_of_runs": cpu,
+            "wall_seconds": time.perf_counter() - start, "cpu_seconds_of_runs": cpu[0],
             "workers": workers if not scheduler else None, "scheduler": scheduler}

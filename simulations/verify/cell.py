@@ -1,0 +1,73 @@
+"""One cell of the verification matrix: explore a deployment under a gate, keep what the matrix
+needs. This module, the model, the explorer, the trace renderer and the gate loader are what a
+cell's result depends on; `RESULT_SOURCES` names them and a cell's key hashes them, so editing
+anything else (docs, exceptions, rendering, planning) keeps every finished cell.
+"""
+from __future__ import annotations
+
+import hashlib
+import inspect
+from pathlib import Path
+from typing import Optional
+
+from model import POLICIES, SystemConfig
+
+from ..explore.scope import Scope
+from ..explore.search import explore
+from ..gates import load_gate
+from ..narrative import describe_action
+
+RESULT_SOURCES = ("model", "simulations/explore", "simulations/verify/cell.py",
+                  "simulations/narrative.py", "simulations/gates.py")
+ROOT = Path(__file__).resolve().parent.parent.parent
+
+
+def result_code_hash(root: Path = ROOT) -> str:
+    """sha256 of every Python source in RESULT_SOURCES (paths and contents, in order)."""
+    digest = hashlib.sha256()
+    for entry in RESULT_SOURCES:
+        path = root / entry
+        files = sorted(path.rglob("*.py")) if path.is_dir() else [path]
+        for file in files:
+            digest.update(str(file.relative_to(root)).encode() + b"\0" + file.read_bytes())
+    return digest.hexdigest()[:16]
+
+
+def resolve(gate: str):
+    """A policy name or a user's gate loaded from MODULE:FUNCTION."""
+    return gate if gate in POLICIES else load_gate(gate)
+
+
+def gate_source(gate: str) -> Optional[str]:
+    """A hash of a user's gate's source (so editing it re-runs its cells); None for policies."""
+    if gate in POLICIES:
+        return None
+    try:
+        text = inspect.getsource(load_gate(gate))
+    except (OSError, TypeError):
+        text = gate
+    return hashlib.sha256(text.encode()).hexdigest()[:16]
+
+
+def execute_cell(gate: str, scope_data: dict, max_states: int) -> dict:
+    """Worker entry point (top level, so any executor can pickle it): explore one cell and
+    return what the matrix needs: verdicts, trace lengths and the shortest trace of every
+    (property, cause), states, completeness, sometimes coverage, costs."""
+    budgets = {k: v for k, v in scope_data.items() if k != "system"}
+    scope = Scope(system=SystemConfig.from_mapping(scope_data["system"]), **budgets)
+    result = explore(scope, resolve(gate), max_states=max_states)
+    properties, traces = {}, {}
+    for name, verdict in result.verdicts().items():
+        properties[name] = {"verdict": verdict.verdict, "trace_length": verdict.trace_length,
+                            "causes": {c: len(f.actions) for c, f in verdict.causes.items()},
+                            "why": verdict.why or None}
+        if verdict.causes:
+            traces[name] = {c: [describe_action(a) for a in f.actions]
+                            for c, f in verdict.causes.items()}
+    return {"gate_name": result.gate, "states": result.states,
+            "transitions": result.transitions, "depth": result.depth,
+            "complete": result.complete, "incomplete": result.incomplete,
+            "seconds": round(result.seconds, 3), "properties": properties, "traces": traces,
+            "sometimes": result.sometimes,
+            "costs": {name: len(f.actions) for name, f in sorted(result.costs.items())},
+            "gate_error": result.gate_error.detail if result.gate_error else None}
