@@ -6,7 +6,7 @@ import json
 from pathlib import Path
 from typing import Dict, List
 
-from model import POLICIES, VIOLATIONS, ConfigError
+from model import COSTS, POLICIES, VIOLATIONS, ConfigError
 from model import properties
 from model.properties import LABELS
 
@@ -80,12 +80,13 @@ def render(config: des_config.DesConfig, summary: Dict[str, dict], name: str) ->
                 for p in paired]
         head.append(_table(f"\npaired difference against {config.baseline}, per 1,000 "
                            "resumptions (same replication seeds)", ["policy"] + short, rows))
-    rows = [[p, _cell(summary[p]["stall_seconds_per_session_hour"]),
-             _cell(summary[p]["reinits_per_session_hour"], digits=2),
-             _wilson(summary[p]["sessions_failed_or_gave_up"])] for p in policies]
-    head.append(_table("\ncost", ["policy", "stall s / session-hour", "re-inits / session-hour",
-                                  "sessions failed or gave up"], rows))
-    legend = properties.legend(VIOLATIONS)
+    rows = [[p, _cell(summary[p]["stall_seconds_per_session_hour"])]
+            + [_cell(summary[p]["costs_per_session_hour"][n], digits=2) for n in COSTS]
+            + [_wilson(summary[p]["sessions_failed_or_gave_up"])] for p in policies]
+    head.append(_table("\ncost, per session-hour (what safety costs, beside the violations)",
+                       ["policy", "stall s"] + [LABELS[n] for n in COSTS]
+                       + ["sessions failed or gave up"], rows))
+    legend = properties.legend(VIOLATIONS) + "; " + properties.legend(COSTS)
     return "\n".join(head) + f"\n\n{legend}"
 
 

@@ -11,7 +11,7 @@ import json
 from pathlib import Path
 from typing import List, Optional
 
-from model import POLICIES, VIOLATIONS
+from model import COSTS, POLICIES, VIOLATIONS
 from model import properties
 from model.properties import BY_NAME, LABELS, VERDICT_PROPERTIES
 
@@ -80,12 +80,14 @@ def _des_section(folder: Path) -> List[str]:
         out.append(_table(["policy"] + [LABELS[n] for n in VIOLATIONS],
                           [[p] + [_interval(summary[p]["paired_vs_baseline"][n])
                                   for n in VIOLATIONS] for p in paired]))
-    out += ["", "Cost of safety:", ""]
-    out.append(_table(["policy", "stall s / session-hour", "re-inits / session-hour",
-                       "sessions failed or gave up"],
-                      [[p, _interval(summary[p]["stall_seconds_per_session_hour"]),
-                        _interval(summary[p]["reinits_per_session_hour"], 2),
-                        _pct(summary[p]["sessions_failed_or_gave_up"])] for p in policies]))
+    out += ["", "Cost of safety, per session-hour (mean with a t-interval; the last column "
+                "pools sessions):", ""]
+    out.append(_table(["policy", "stall s"] + [LABELS[n] for n in COSTS]
+                      + ["sessions failed or gave up"],
+                      [[p, _interval(summary[p]["stall_seconds_per_session_hour"])]
+                       + [_interval(summary[p]["costs_per_session_hour"][n], 2) for n in COSTS]
+                       + [_pct(summary[p]["sessions_failed_or_gave_up"])] for p in policies]))
+    out += ["", properties.legend(COSTS)]
     return out
 
 

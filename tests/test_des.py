@@ -208,3 +208,24 @@ def test_committed_des_results_match_a_fresh_replication(policy):
 def test_a_config_round_trips_through_its_dict():
     config = load("system.lb=sticky", "client.profile=\"sdk-python\"", replications=3)
     assert dc.from_mapping(config.as_dict()) == config
+
+
+def test_a_refusal_never_starts_a_worker_for_a_new_generation():
+    """The DES used to start a session worker for every refused resumption (the refusal had
+    recreated the session first). Under strict a session's worker starts once, at initialize;
+    under naive recreated generations start theirs again."""
+    from collections import Counter
+    config = load("timing.duration=900", "timing.restart_period=120", "timing.drop_rate=0.01")
+    starts = {}
+    for policy in ("strict", "naive"):
+        world = build_world(config, policy, np.random.SeedSequence(5))
+        counts, start = Counter(), world.start_worker
+
+        def counting(token, start=start, counts=counts):
+            counts[token] += 1
+            start(token)
+        world.start_worker = counting
+        world.env.run(until=config.timing.duration)
+        starts[policy] = counts
+    assert starts["strict"] and max(starts["strict"].values()) == 1
+    assert max(starts["naive"].values()) > 1

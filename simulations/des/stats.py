@@ -13,7 +13,7 @@ from typing import Dict, Iterable, List, Optional, Sequence
 
 from scipy import stats as sps
 
-from model import VIOLATIONS
+from model import COSTS, VIOLATIONS
 
 CONFIDENCE = 0.95
 
@@ -83,6 +83,8 @@ def summarize(records: Sequence[dict], baseline: Optional[str] = None) -> Dict[s
                 [per_session_hour(r, r["stall_seconds"]) for r in rows]),
             "reinits_per_session_hour": t_interval(
                 [per_session_hour(r, r["reinits"]) for r in rows]),
+            "costs_per_session_hour": {n: t_interval([per_session_hour(r, r["costs"][n])
+                                                      for r in rows]) for n in COSTS},
             "sessions_failed_or_gave_up": wilson(
                 sum(r["sessions_failed"] + r["sessions_gave_up"] for r in rows), sessions),
         }
