@@ -27,7 +27,8 @@ def reduced(tmp_path_factory):
     import contextlib
     buffer = io.StringIO()
     with contextlib.redirect_stdout(buffer):
-        assert main(["verify", "--space", str(REDUCED), "--out", str(out), "--json"]) == 0
+        assert main(["verify", "--space", str(REDUCED), "--out", str(out), "--json",
+                     "--workers", "2"]) == 0
     return [json.loads(line) for line in buffer.getvalue().splitlines()], out
 
 
@@ -179,7 +180,7 @@ name = "small"
 instances = [1]
 store = ["local", "shared"]
 buffer_keying = ["session", "event_id"]
-event_ids = ["per_session", "global", "tagged", "uuid"]
+event_ids = ["per_session", "tagged"]
 '''
 
 
@@ -205,7 +206,7 @@ def test_sigkill_mid_run_then_resume_equals_an_uninterrupted_run(small_run, tmp_
     done = kill_after_files([sys.executable, "-m", "simulations", "verify", "--space",
                              str(space), "--out", str(broken), "--quiet", "--workers", "2"],
                             broken / "cells", 5)
-    assert 0 < done < 32, done
+    assert 0 < done < 16, done
     assert not (broken / "verdicts.csv").exists()
     for path in (broken / "cells").glob("*.json"):
         json.loads(path.read_text())  # every cell file left behind is complete
