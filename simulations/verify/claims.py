@@ -65,10 +65,12 @@ def summary_markdown(cells: Sequence[dict], manifest: dict) -> str:
     known = {e.name for e in EXCEPTIONS}
     run = manifest.get("run", {})
     states = sum(c["states"] for c in cells)
+    cpu = manifest.get("explore_seconds_of_all_cells", 0)
     head = (f"{len(cells)} cells ({len(cells) // max(len(gates), 1)} deployments x "
-            f"{len(gates)} gates), {states:,} states, explored in "
-            f"{run.get('wall_seconds', 0) / 60:.0f} min on {run.get('workers')} workers "
-            f"(named exceptions: {', '.join(sorted(known))}).")
+            f"{len(gates)} gates), {states:,} states, {cpu / 60:,.0f} CPU-minutes of "
+            f"exploration in all (about {cpu / 60 / max(run.get('workers') or 1, 1):,.0f} min "
+            f"on {run.get('workers') or 1} workers; named exceptions: "
+            f"{', '.join(sorted(known))}).")
     return "\n".join([head, ""] + rows + [""] + lines)
 
 
