@@ -4,15 +4,16 @@ from __future__ import annotations
 import argparse
 import json
 from pathlib import Path
-from typing import Dict, List
+from typing import Dict, Optional
 
-from model import COSTS, POLICIES, VIOLATIONS, ConfigError
-from model import properties
+from model import ConfigError
 from model.properties import LABELS
 
 from .des import config as des_config
 from .des.runner import replication_seeds, run_comparison
+from .des.precision import run_to_precision
 from .des.stats import summarize
+from . import render as render_tables
 from .provenance import manifest, write_atomic, write_json
 
 
@@ -35,59 +36,43 @@ def add_parser(verbs) -> None:
                    "config's run.policies)")
     p.add_argument("--out", type=Path, metavar="DIR",
                    help="results folder (default: results/runs/<config name>)")
+    p.add_argument("--precision", type=float, metavar="H",
+                   help="add replications (doubling) until every headline interval (share of "
+                        "sessions per violation and policy row) has half-width <= H, e.g. 0.01, "
+                        "or --max-replications is reached; says which did not")
+    p.add_argument("--max-replications", type=int, default=80, metavar="N",
+                   help="cap for --precision (default 80)")
     p.add_argument("--json", action="store_true", help="print the summary and records as JSON")
     p.set_defaults(handler=run)
 
 
-def _cell(interval: dict, scale: float = 1.0, digits: int = 1) -> str:
-    mean = interval["mean"] * scale
-    if interval["lo"] is None:
-        return f"{mean:.{digits}f}"
-    return f"{mean:.{digits}f} ± {(interval['hi'] - interval['mean']) * scale:.{digits}f}"
-
-
-def _wilson(interval: dict) -> str:
-    return f"{100 * interval['p']:.1f}% [{100 * interval['lo']:.1f}, {100 * interval['hi']:.1f}]"
-
-
-def _table(title: str, header: List[str], rows: List[List[str]]) -> str:
-    widths = [max(len(h), *(len(r[i]) for r in rows)) for i, h in enumerate(header)]
-    lines = [title, "  ".join(h.ljust(w) for h, w in zip(header, widths))]
-    lines += ["  ".join(c.ljust(w) for c, w in zip(row, widths)) for row in rows]
-    return "\n".join(lines)
-
-
-def render(config: des_config.DesConfig, summary: Dict[str, dict], name: str) -> str:
+def render(config: des_config.DesConfig, summary: Dict[str, dict], name: str,
+           precision: Optional[dict] = None) -> str:
+    """The comparison as aligned text tables (what `run` prints)."""
     t = config.timing
-    policies = [p for p in config.policies if p in summary]
-    head = [f"{name}: {config.replications} replication(s) x {len(policies)} policies, "
-            f"seed {config.seed}, {t.duration:g} s each, client profile {config.client_profile}; "
-            "intervals are 95%"]
-    short = [LABELS[n] for n in VIOLATIONS]
-    rows = [[p, _cell(summary[p]["resumptions"], digits=0)]
-            + [_cell(summary[p]["per_1000_resumptions"][n]) for n in VIOLATIONS]
-            for p in policies]
-    head.append(_table("\nviolations per 1,000 resumptions (mean ± t half-width)",
-                       ["policy", "resumptions"] + short, rows))
-    rows = [[p, str(summary[p]["sessions"])]
-            + [_wilson(summary[p]["sessions_affected"][n]) for n in VIOLATIONS]
-            for p in policies]
-    head.append(_table("\nsessions that met each violation (pooled, Wilson)",
-                       ["policy", "sessions"] + short, rows))
-    paired = [p for p in policies if "paired_vs_baseline" in summary[p]]
-    if paired:
-        rows = [[p] + [_cell(summary[p]["paired_vs_baseline"][n]) for n in VIOLATIONS]
-                for p in paired]
-        head.append(_table(f"\npaired difference against {config.baseline}, per 1,000 "
-                           "resumptions (same replication seeds)", ["policy"] + short, rows))
-    rows = [[p, _cell(summary[p]["stall_seconds_per_session_hour"])]
-            + [_cell(summary[p]["costs_per_session_hour"][n], digits=2) for n in COSTS]
-            + [_wilson(summary[p]["sessions_failed_or_gave_up"])] for p in policies]
-    head.append(_table("\ncost, per session-hour (what safety costs, beside the violations)",
-                       ["policy", "stall s"] + [LABELS[n] for n in COSTS]
-                       + ["sessions failed or gave up"], rows))
-    legend = properties.legend(VIOLATIONS) + "; " + properties.legend(COSTS)
-    return "\n".join(head) + f"\n\n{legend}"
+    rows = [p for p in config.policies if p in summary]
+    s = config.system
+    head = [f"{name}: {config.replications} replication(s) x {len(rows)} policy rows, seed "
+            f"{config.seed}, {t.duration:g} s simulated each",
+            f"deployment: {s.instances} instances, lb {s.lb}, store {s.store}, buffer {s.buffer} "
+            f"(keyed by {s.buffer_keying}, capacity {s.buffer_capacity}), ids {s.event_ids}; "
+            f"restart every {t.restart_period:g} s, {t.arrival_rate:g} sessions/s",
+            "clients: " + ", ".join(f"{r} -> {summary[r]['client_profile']}" for r in rows)]
+    if precision is not None:
+        head.append(_precision_line(precision))
+    head += ["\n" + render_tables.text(table)
+             for table in render_tables.summary_tables(summary, rows, config.baseline)]
+    return "\n".join(head) + f"\n\n{render_tables.legend()}"
+
+
+def _precision_line(p: dict) -> str:
+    if p["met"]:
+        return (f"precision: every headline half-width <= {p['target_half_width']:g} after "
+                f"{p['replications']} replications (rounds {p['rounds']})")
+    worst = ", ".join(f"{row} {LABELS[n]} {'n/a' if h is None else f'{h:.4f}'}"
+                      for row, v in p["unmet"].items() for n, h in v.items())
+    return (f"precision: NOT MET at the cap of {p['cap']} replications for target "
+            f"{p['target_half_width']:g}: {worst}")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -95,14 +80,28 @@ def run(args: argparse.Namespace) -> int:
     policies = None
     if args.policies:
         policies = [p.strip() for p in args.policies.split(",") if p.strip()]
+        if not policies:
+            raise UsageError("--policies: names no policy")
         for p in policies:
-            if p not in POLICIES:
-                raise UsageError(f"unknown policy {p!r}; valid: {', '.join(POLICIES)}")
+            try:
+                des_config.parse_row(p)
+            except ConfigError as exc:
+                raise UsageError(f"--policies: {exc.problem}") from None
+    if args.precision is not None and not 0 < args.precision < 1:
+        raise UsageError(f"--precision: a half-width of a share, between 0 and 1 "
+                         f"(e.g. 0.01); got {args.precision:g}")
+    if args.max_replications < 2:
+        raise UsageError(f"--max-replications: at least 2; got {args.max_replications}")
     try:
         config = des_config.load(args.config, args.set, args.replications, args.seed, policies)
     except ConfigError as exc:
         raise UsageError(str(exc)) from exc
-    records = run_comparison(config)
+    precision = None
+    if args.precision is not None:
+        config, records, precision = run_to_precision(config, args.precision,
+                                                      args.max_replications)
+    else:
+        records = run_comparison(config)
     summary = summarize(records, config.baseline)
     out = args.out or Path("results/runs") / args.config.stem
     seeds = [{"replication": r, "entropy": s.entropy, "spawn_key": list(s.spawn_key)}
@@ -110,12 +109,13 @@ def run(args: argparse.Namespace) -> int:
     meta = manifest(f"run {args.config}", config.as_dict(), seeds)
     text = "".join(json.dumps(r, sort_keys=True) + "\n" for r in records)
     write_atomic(out / "records.jsonl", text)
-    write_json(out / "summary.json", {"config": config.as_dict(), "summary": summary})
+    write_json(out / "summary.json", {"config": config.as_dict(), "summary": summary,
+                                      "precision": precision})
     write_json(out / "manifest.json", meta)
     if args.json:
         print(json.dumps({"config": config.as_dict(), "summary": summary, "records": records,
-                          "out": str(out)}, sort_keys=True))
+                          "precision": precision, "out": str(out)}, sort_keys=True))
     else:
-        print(render(config, summary, args.config.name))
+        print(render(config, summary, args.config.name, precision))
         print(f"\nrecords, summary and manifest: {out}/")
     return 0

@@ -1,18 +1,26 @@
 """Figures made only from a sweep's result files (`results.csv`, `manifest.json`).
 
-For every swept parameter: the share of sessions that met a duplicate delivery, and a stall,
-one line per policy with a 95% Wilson band (sessions pooled over replications and over the
-other grid parameters). For the first two parameters: a heatmap per policy. Across the sweep:
-the CDFs of stall durations and of time to recover, per policy. Every figure is written as PNG
-and SVG, carries a caption naming the sweep and the manifest's hash, and the points it plots
-are written to `figures/data.json` so they can be checked against the rows.
+Nothing that changes the answer is pooled: every plotted point is one grid point and one policy
+row, its value the mean over replications and its bar a 95% t-interval of the replication
+values (the replication is the independent unit); a row with no event in any replication is a
+hollow marker at 0 with a bar up to its one-sided 95% upper bound.
+
+For each swept parameter plotted on the x axis (the numeric ones; else the first), one figure
+with one row of panels per combination of the other grid parameters (the facets) and five
+columns: the share of sessions with a duplicate delivery and with a stall, and beside them what
+safety costs (sessions abandoned, re-initializations per session-hour, calls the servers
+executed again per session-hour). Policies are offset slightly along x and drawn with distinct
+markers, so coinciding lines stay visible; a panel names the policies at 0 in every point.
+Stall and recovery CDFs are drawn per grid point (small multiples). Every figure carries its
+deployment and the manifest's hash; the plotted points go to `figures/data.json`.
 """
 from __future__ import annotations
 
 import hashlib
+import itertools
 import json
 from pathlib import Path
-from typing import Dict, List
+from typing import Dict, List, Sequence
 
 import matplotlib
 
@@ -20,58 +28,241 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
+from matplotlib.transforms import ScaledTranslation  # noqa: E402
 
 from model.monitor import DURATION_EDGES  # noqa: E402
 
-from .des.stats import wilson  # noqa: E402
+from .des.stats import rate_upper_bound, replication_interval, share_upper_bound  # noqa: E402
 from .sweep.results import load_results  # noqa: E402
 
-RATES = {"duplicate_delivery": "sessions with a duplicate delivery (%)",
-         "stall": "sessions with a stall (%)"}
+MARKERS = "osD^vP*X"
+
+# (key, y label, kind, columns of the numerator)
+PANELS = [
+    ("duplicate_delivery", "sessions with a duplicate delivery (%)", "share",
+     ["sessions_affected.duplicate_delivery"]),
+    ("stall", "sessions with a stall (%)", "share", ["sessions_affected.stall"]),
+    ("abandoned", "sessions abandoned: client failed or gave up (%)", "share",
+     ["sessions_failed", "sessions_gave_up"]),
+    ("reinits", "re-initializations per session-hour", "rate", ["costs.reinit"]),
+    ("reexecutions", "calls executed again by the servers\nper session-hour (either cause)",
+     "rate", ["violations.duplicate_execution", "costs.reexecuted_call"]),
+]
 
 
 def manifest_hash(folder: Path) -> str:
     return hashlib.sha256((Path(folder) / "manifest.json").read_bytes()).hexdigest()[:12]
 
 
-def _caption(fig, title: str, digest: str, note: str = "") -> None:
-    fig.text(0.01, 0.005, f"sweep: {title} · manifest sha256 {digest}" +
-             (f" · {note}" if note else ""), fontsize=7, color="#555555", ha="left",
-             va="bottom")
+def deployment_line(manifest: dict) -> str:
+    """The base deployment in one line, leaving out what the grid sweeps."""
+    base = manifest.get("base_config", {})
+    s, t = base.get("system", {}), base.get("timing", {})
+    swept = set(manifest.get("config", {}).get("grid", {}))
+    parts = [("system.instances", f"{s.get('instances')} instances"),
+             ("system.lb", f"lb {s.get('lb')}"), ("system.store", f"store {s.get('store')}"),
+             ("system.buffer", f"buffer {s.get('buffer')}"),
+             ("system.buffer_capacity", f"buffer capacity {s.get('buffer_capacity')}"),
+             ("system.event_ids", f"ids {s.get('event_ids')}"),
+             ("timing.restart_period", f"rolling restart every {t.get('restart_period')} s"),
+             ("timing.drop_rate", f"{t.get('drop_rate')} drops/s per stream"),
+             ("timing.duration", f"{t.get('duration')} s simulated per run")]
+    return "deployment: " + ", ".join(text for key, text in parts if key not in swept)
+
+
+def _caption(fig, title: str, digest: str, note: str) -> None:
+    fig.text(0.01, 0.004, f"sweep: {title} · manifest sha256 {digest} · {note}", fontsize=7,
+             color="#555555", ha="left", va="bottom", wrap=True)
 
 
 def _save(fig, out: Path, name: str) -> List[str]:
     out.mkdir(parents=True, exist_ok=True)
     paths = [out / f"{name}.png", out / f"{name}.svg"]
-    fig.savefig(paths[0], dpi=130)
+    fig.savefig(paths[0], dpi=110)
     fig.savefig(paths[1])
     plt.close(fig)
     return [str(p) for p in paths]
 
 
-def rate_points(frame: pd.DataFrame, param: str, name: str) -> Dict[str, List[dict]]:
-    """policy -> [{x, k, n, p, lo, hi}]: sessions that met `name`, pooled per value of param."""
+def _plain(x):
+    return x.item() if hasattr(x, "item") else x
+
+
+def point(group: pd.DataFrame, kind: str, columns: Sequence[str]) -> Dict[str, object]:
+    """The replication-level interval of one grid point and policy row."""
+    counts = group[list(columns)].sum(axis=1).to_numpy(dtype=float)
+    if kind == "share":
+        values = counts / group["sessions"].to_numpy(dtype=float)
+        out = replication_interval(list(values), share_upper_bound(int(group["sessions"].sum())),
+                                   1.0)
+    else:
+        hours = group["session_hours"].to_numpy(dtype=float)
+        values = np.divide(counts, hours, out=np.zeros_like(counts), where=hours > 0)
+        out = replication_interval(list(values), rate_upper_bound(float(hours.sum())))
+    return {k: _plain(v) for k, v in out.items()}
+
+
+def facets(frame: pd.DataFrame, params: List[str], x: str) -> List[Dict[str, object]]:
+    """Every combination of the grid parameters other than `x` (one dict per facet)."""
+    others = [p for p in params if p != x]
+    values = [list(dict.fromkeys(frame[p].tolist())) for p in others]
+    return [dict(zip(others, combo)) for combo in itertools.product(*values)]
+
+
+def panel_points(frame: pd.DataFrame, x: str, facet: Dict[str, object], kind: str,
+                 columns: Sequence[str]) -> Dict[str, List[dict]]:
+    """policy row -> [{x, mean, lo, hi, zero, n}] for one facet, in grid order."""
+    mask = np.ones(len(frame), dtype=bool)
+    for key, value in facet.items():
+        mask &= (frame[key] == value).to_numpy()
+    rows = frame[mask]
     out: Dict[str, List[dict]] = {}
-    for policy, rows in frame.groupby("policy", sort=False):
-        points = []
-        for x, group in rows.groupby(param):
-            w = wilson(int(group[f"sessions_affected.{name}"].sum()),
-                       int(group["sessions"].sum()))
-            points.append({"x": x.item() if hasattr(x, "item") else x, **w})
-        out[str(policy)] = points
+    for policy in dict.fromkeys(frame["policy"]):
+        mine = rows[rows.policy == policy]
+        out[str(policy)] = [{"x": _plain(v), **point(mine[mine[x] == v], kind, columns)}
+                            for v in dict.fromkeys(frame[x].tolist())]
     return out
 
 
-def histogram_cdf(frame: pd.DataFrame, prefix: str) -> Dict[str, dict]:
-    """policy -> {edges, cdf, n}: the pooled duration histogram as a CDF at the bin edges."""
+def _x_params(frame: pd.DataFrame, params: List[str]) -> List[str]:
+    numeric = [p for p in params if pd.api.types.is_numeric_dtype(frame[p])
+               and frame[p].nunique() > 1]
+    return numeric or params[:1]
+
+
+def _facet_title(facet: Dict[str, object]) -> str:
+    return ", ".join(f"{k[len('param.'):]} = {v}" for k, v in facet.items()) or "all points"
+
+
+def _draw_panel(ax, fig, points: Dict[str, List[dict]], kind: str, numeric: bool,
+                colors: Dict[str, str]) -> List[str]:
+    """Draw one panel; returns the policy rows that are 0 in every point."""
+    scale = 100.0 if kind == "share" else 1.0
+    zero_everywhere = []
+    n = len(points)
+    for i, (policy, ps) in enumerate(points.items()):
+        xs = [p["x"] for p in ps] if numeric else list(range(len(ps)))
+        shift = ScaledTranslation((i - (n - 1) / 2) * 0.045, 0, fig.dpi_scale_trans)
+        mean = np.array([scale * p["mean"] for p in ps])
+        lo = np.array([scale * (p["lo"] if p["lo"] is not None else p["mean"]) for p in ps])
+        hi = np.array([scale * (p["hi"] if p["hi"] is not None else p["mean"]) for p in ps])
+        color = colors[policy]
+        # shifted artists do not update the data limits: an invisible unshifted copy does
+        ax.plot(xs + xs, list(lo) + list(hi), linestyle="none", marker="none")
+        ax.plot(xs, mean, color=color, linewidth=1.2, alpha=0.8, label=policy,
+                marker=MARKERS[i % len(MARKERS)], markersize=5, transform=ax.transData + shift,
+                markerfacecolor=color)
+        ax.errorbar(xs, mean, yerr=[mean - lo, hi - mean], fmt="none", ecolor=color,
+                    elinewidth=1, capsize=2, transform=ax.transData + shift)
+        zeros = [j for j, p in enumerate(ps) if p.get("zero")]
+        if zeros:
+            ax.plot([xs[j] for j in zeros], [0] * len(zeros), linestyle="none",
+                    marker=MARKERS[i % len(MARKERS)], markersize=5, markerfacecolor="white",
+                    color=color, transform=ax.transData + shift)
+        if ps and all(p.get("zero") for p in ps):
+            zero_everywhere.append(policy)
+    if zero_everywhere:
+        ax.text(0.02, 0.97, "0 in every point: " + ", ".join(zero_everywhere), fontsize=6.5,
+                transform=ax.transAxes, va="top", ha="left", color="#333333",
+                bbox=dict(facecolor="white", alpha=0.8, edgecolor="none", pad=1.5), wrap=True)
+    return zero_everywhere
+
+
+def _rates_figure(frame, params, x, title, digest, deployment, out, data) -> List[str]:
+    policies = [str(p) for p in dict.fromkeys(frame["policy"])]
+    colors = {p: f"C{i}" for i, p in enumerate(policies)}
+    cuts = facets(frame, params, x)
+    label = x[len("param."):]
+    numeric = pd.api.types.is_numeric_dtype(frame[x])
+    values = list(dict.fromkeys(frame[x].tolist()))
+    fig, axes = plt.subplots(len(cuts), len(PANELS), figsize=(4.1 * len(PANELS),
+                             3.3 * len(cuts) + 1.3), squeeze=False)
+    record = data["rates"].setdefault(label, [])
+    for r, facet in enumerate(cuts):
+        entry = {"facet": {k[len("param."):]: _plain(v) for k, v in facet.items()},
+                 "panels": {}}
+        for c, (key, ylabel, kind, columns) in enumerate(PANELS):
+            ax = axes[r][c]
+            points = panel_points(frame, x, facet, kind, columns)
+            entry["panels"][key] = {"kind": kind, "points": points,
+                                    "zero_everywhere": _draw_panel(ax, fig, points, kind,
+                                                                   numeric, colors)}
+            if numeric and max(values) / max(min(values), 1e-9) >= 8:
+                ax.set_xscale("log", base=2)
+                ax.set_xticks(values, [f"{v:g}" for v in values])
+                ax.minorticks_off()
+            elif not numeric:
+                ax.set_xticks(range(len(values)), [str(v) for v in values])
+            unit = " (s)" if label.startswith("timing.") and not label.endswith("rate") else ""
+            ax.set_xlabel(label + unit, fontsize=8)
+            ax.set_ylabel(ylabel, fontsize=8)
+            ax.set_ylim(bottom=0)
+            ax.tick_params(labelsize=7)
+            ax.grid(alpha=0.3)
+            ax.set_title(("cost: " if c >= 2 else "") + _facet_title(facet), fontsize=8.5)
+        record.append(entry)
+    handles, names = axes[0][0].get_legend_handles_labels()
+    clients = data.get("clients", {})
+    fig.legend(handles, [f"{n} ({clients.get(n, '?')} client)" for n in names],
+               loc="upper center", ncol=len(names), fontsize=8, frameon=False,
+               bbox_to_anchor=(0.5, 0.995))
+    fig.suptitle(f"{title}: safety (left two) and its cost (right three) against {label}\n"
+                 f"{deployment}", fontsize=10, y=0.965)
+    _caption(fig, title, digest, "each point: mean over replications of one grid point, bar "
+             "95% t-interval; hollow at 0: none in any replication, bar = one-sided 95% upper "
+             "bound; policies offset along x so none hides another")
+    fig.tight_layout(rect=(0, 0.025, 1, 0.92))
+    return _save(fig, out, f"rates_by_{label.replace('.', '_')}")
+
+
+def _cdf_figure(frame, params, prefix, xlabel, title, digest, deployment, out, data):
     columns = [f"{prefix}.le_{edge:g}" for edge in DURATION_EDGES]
-    out = {}
-    for policy, rows in frame.groupby("policy", sort=False):
-        counts = rows[columns].sum().to_numpy(dtype=float)
-        total = counts.sum()
-        out[str(policy)] = {"edges": [e for e in DURATION_EDGES], "n": int(total),
-                            "cdf": (np.cumsum(counts) / total).tolist() if total else []}
-    return out
+    cuts = facets(frame, params, params[0])
+    xs = list(dict.fromkeys(frame[params[0]].tolist()))
+    fig, axes = plt.subplots(len(cuts), len(xs), figsize=(3.2 * len(xs) + 0.8,
+                             2.8 * len(cuts) + 1.2), squeeze=False, sharey=True)
+    found = {}
+    for r, facet in enumerate(cuts):
+        for c, value in enumerate(xs):
+            here = {**facet, params[0]: value}
+            mask = np.ones(len(frame), dtype=bool)
+            for key, v in here.items():
+                mask &= (frame[key] == v).to_numpy()
+            ax, rows = axes[r][c], frame[mask]
+            cell = {}
+            for i, (policy, group) in enumerate(rows.groupby("policy", sort=False)):
+                counts = group[columns].sum().to_numpy(dtype=float)
+                total = counts.sum()
+                cell[str(policy)] = {"n": int(total), "cdf": (np.cumsum(counts) / total).tolist()
+                                     if total else []}
+                if total:
+                    edges = [min(e, 2 * DURATION_EDGES[-2]) for e in DURATION_EDGES]
+                    ax.step(edges, cell[str(policy)]["cdf"], where="post", color=f"C{i}",
+                            label=f"{policy} (n={int(total)})")
+            if not any(v["n"] for v in cell.values()):
+                ax.text(0.5, 0.5, "no episodes", transform=ax.transAxes, ha="center",
+                        color="#555555", fontsize=8)
+            else:
+                ax.legend(fontsize=6)
+            ax.set_xscale("log")
+            ax.set_ylim(0, 1.02)
+            ax.grid(alpha=0.3)
+            ax.tick_params(labelsize=7)
+            ax.set_title(", ".join(f"{k[len('param.'):]}={v}" for k, v in here.items()),
+                         fontsize=7.5)
+            if r == len(cuts) - 1:
+                ax.set_xlabel(xlabel, fontsize=7.5)
+            if c == 0:
+                ax.set_ylabel("fraction of episodes <= x", fontsize=7.5)
+            found[json.dumps({k[len("param."):]: _plain(v) for k, v in here.items()},
+                             sort_keys=True)] = cell
+    data["cdf"][prefix] = {"edges": list(DURATION_EDGES), "points": found}
+    fig.suptitle(f"{title}: {xlabel.split(' (')[0]} CDF per grid point\n{deployment}",
+                 fontsize=10)
+    _caption(fig, title, digest, "episodes pooled over the replications of one grid point; "
+             "steps at the histogram's bin edges")
+    fig.tight_layout(rect=(0, 0.03, 1, 0.95))
+    return _save(fig, out, prefix.replace("_histogram", "_cdf"))
 
 
 def make_figures(folder: Path) -> Dict[str, object]:
@@ -80,97 +271,21 @@ def make_figures(folder: Path) -> Dict[str, object]:
     frame = load_results(folder)
     manifest = frame.attrs["manifest"]
     title, digest = manifest["config"]["title"], manifest_hash(folder)
+    deployment = deployment_line(manifest)
     params = [c for c in frame.columns if c.startswith("param.")]
     out = folder / "figures"
-    data: Dict[str, object] = {"manifest_sha256": digest, "rates": {}, "cdf": {}}
+    clients = {}
+    if "client_profile" in frame.columns:
+        clients = {str(p): str(g["client_profile"].iloc[0]) for p, g in
+                   frame.groupby("policy", sort=False)}
+    data: Dict[str, object] = {"manifest_sha256": digest, "deployment": deployment,
+                               "clients": clients, "rates": {}, "cdf": {}}
     files: List[str] = []
-    for param in params:
-        label = param[len("param."):]
-        fig, axes = plt.subplots(1, len(RATES), figsize=(11, 4.2))
-        for ax, (name, ylabel) in zip(axes, RATES.items()):
-            points = rate_points(frame, param, name)
-            data["rates"].setdefault(label, {})[name] = points
-            numeric = all(isinstance(p["x"], (int, float)) for ps in points.values() for p in ps)
-            for policy, ps in points.items():
-                xs = [p["x"] for p in ps] if numeric else list(range(len(ps)))
-                line, = ax.plot(xs, [100 * p["p"] for p in ps], marker="o", label=policy)
-                ax.fill_between(xs, [100 * p["lo"] for p in ps], [100 * p["hi"] for p in ps],
-                                color=line.get_color(), alpha=0.12, linewidth=0)
-            if not numeric:
-                ax.set_xticks(range(len(ps)), [str(p["x"]) for p in ps])
-            ax.set_xlabel(label + (" (s)" if label.startswith("timing.") and
-                                   not label.endswith("rate") else ""))
-            ax.set_ylabel(ylabel)
-            ax.set_ylim(bottom=0)
-            ax.grid(alpha=0.3)
-        axes[0].legend(fontsize=8)
-        fig.suptitle(f"{title}: against {label}")
-        _caption(fig, title, digest, "bands: 95% Wilson intervals, sessions pooled over "
-                                     "replications and the other parameters")
-        fig.tight_layout(rect=(0, 0.03, 1, 1))
-        files += _save(fig, out, f"rates_by_{label.replace('.', '_')}")
-    if len(params) >= 2:
-        files += _heatmaps(frame, params[:2], title, digest, out, data)
+    for x in _x_params(frame, params):
+        files += _rates_figure(frame, params, x, title, digest, deployment, out, data)
     for prefix, xlabel in (("stall_histogram", "stall duration (s)"),
-                           ("recovery_histogram", "time to recover (s), from a broken stream "
-                                                  "to the next data")):
-        cdfs = histogram_cdf(frame, prefix)
-        data["cdf"][prefix] = cdfs
-        fig, ax = plt.subplots(figsize=(6.5, 4.2))
-        for policy, c in cdfs.items():
-            if c["n"]:
-                edges = [min(e, 2 * DURATION_EDGES[-2]) for e in c["edges"]]
-                ax.step(edges, c["cdf"], where="post", label=f"{policy} (n={c['n']})")
-        ax.set_xscale("log")
-        ax.set_xlabel(xlabel)
-        ax.set_ylabel("fraction of episodes ≤ x")
-        ax.set_ylim(0, 1.02)
-        ax.grid(alpha=0.3)
-        if any(c["n"] for c in cdfs.values()):
-            ax.legend(fontsize=8)
-        else:
-            ax.text(0.5, 0.5, "no episodes in this sweep", transform=ax.transAxes,
-                    ha="center", color="#555555")
-        ax.set_title(f"{title}: {xlabel.split(' (')[0]} CDF")
-        _caption(fig, title, digest, "steps at the histogram's bin edges")
-        fig.tight_layout(rect=(0, 0.03, 1, 1))
-        files += _save(fig, out, prefix.replace("_histogram", "_cdf"))
+                           ("recovery_histogram", "time to recover (s)")):
+        files += _cdf_figure(frame, params, prefix, xlabel, title, digest, deployment, out,
+                             data)
     (out / "data.json").write_text(json.dumps(data, indent=1, sort_keys=True, default=float))
     return {"files": files, "data": data}
-
-
-def _heatmaps(frame, params, title, digest, out, data) -> List[str]:
-    files = []
-    a, b = params
-    for name in RATES:
-        policies = list(dict.fromkeys(frame["policy"]))
-        cols = min(3, len(policies))
-        nrows = -(-len(policies) // cols)
-        fig, axes = plt.subplots(nrows, cols, figsize=(3.6 * cols + 1.5, 3.3 * nrows + 0.6),
-                                 squeeze=False, layout="constrained")
-        for ax in axes.flat[len(policies):]:
-            ax.axis("off")
-        grid = {}
-        for ax, policy in zip(axes.flat, policies):
-            rows = frame[frame.policy == policy]
-            table = rows.groupby([a, b])[[f"sessions_affected.{name}", "sessions"]].sum()
-            share = (table[f"sessions_affected.{name}"] / table["sessions"]).unstack(b)
-            grid[policy] = {"rows": [str(v) for v in share.index],
-                            "columns": [str(v) for v in share.columns],
-                            "values": share.to_numpy().tolist()}
-            image = ax.imshow(100 * share.to_numpy(), vmin=0, vmax=100, cmap="viridis",
-                              aspect="auto")
-            ax.set_xticks(range(len(share.columns)), [str(v) for v in share.columns],
-                          fontsize=7)
-            ax.set_yticks(range(len(share.index)), [str(v) for v in share.index], fontsize=7)
-            ax.set_title(policy, fontsize=9)
-            ax.set_xlabel(b[len("param."):], fontsize=8)
-        for row in axes:
-            row[0].set_ylabel(a[len("param."):], fontsize=8)
-        fig.colorbar(image, ax=axes.ravel().tolist(), label=RATES[name])
-        fig.suptitle(f"{title}: {RATES[name]}")
-        fig.get_layout_engine().set(rect=(0, 0.05, 1, 0.95))
-        _caption(fig, title, digest, "sessions pooled over replications")
-        data.setdefault("heatmaps", {})[name] = grid
-        files += _save(fig, out, f"heatmap_{name}")
-    return files

@@ -1,23 +1,28 @@
 """`python -m simulations report DIR`: a Markdown report of a results folder, ready to paste.
 
 DIR is a DES comparison (`summary.json`, from `run`) or a sweep (`results.csv`, from `sweep`);
-both have a `manifest.json`. The report states the question, the configuration, the rates with
-their intervals per policy, the figures found in `DIR/figures`, the explorer's verdicts in the
-default scope, and the provenance (manifest hash, code version, packages).
+both have a `manifest.json`. The report states the question, the configuration as run, the
+rates and their costs with replication-level intervals (one table per facet for a sweep: a row
+per policy, the swept values as columns), the figures found in `DIR/figures` (linked relative to
+REPORT.md, or inlined), for a DES run the explorer's verdicts for its own deployment from the
+committed verification matrix (or that none exist), and the provenance.
 """
 from __future__ import annotations
 
+import base64
 import json
 from pathlib import Path
 from typing import List, Optional
 
-from model import COSTS, POLICIES, VIOLATIONS
 from model import properties
-from model.properties import BY_NAME, LABELS, VERDICT_PROPERTIES
+from model.properties import LABELS
 
-from .des.stats import wilson
+from . import figures, render
 from .figures import manifest_hash
 from .provenance import write_atomic
+from .verify import lookup
+
+MATRIX = Path("results/verification/matrix")
 
 QUESTION = (
     "When must an MCP server refuse to resume a stream? A resumption (`GET` + `Mcp-Session-Id`"
@@ -29,129 +34,120 @@ QUESTION = (
     "re-initialization.")
 
 
-def _interval(i: dict, digits: int = 1) -> str:
-    if i.get("lo") is None:
-        return f"{i['mean']:.{digits}f}"
-    return f"{i['mean']:.{digits}f} [{i['lo']:.{digits}f}, {i['hi']:.{digits}f}]"
-
-
-def _pct(w: dict) -> str:
-    return f"{100 * w['p']:.1f}% [{100 * w['lo']:.1f}, {100 * w['hi']:.1f}]"
-
-
 def _table(header: List[str], rows: List[List[str]]) -> str:
-    lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
-    lines += ["| " + " | ".join(r) + " |" for r in rows]
-    return "\n".join(lines)
+    return render.markdown(("", header, rows), with_title=False)
 
 
 def _config_table(config: dict) -> str:
-    system = config.get("system") or config.get("base_config", {}).get("system", {})
-    timing = config.get("timing") or config.get("base_config", {}).get("timing", {})
-    rows = [[f"system.{k}", f"`{v}`"] for k, v in system.items()]
-    rows += [[f"timing.{k}", f"`{v}`"] for k, v in timing.items()]
+    rows = [[f"system.{k}", f"`{v}`"] for k, v in config.get("system", {}).items()]
+    rows += [[f"timing.{k}", f"`{v}`"] for k, v in config.get("timing", {}).items()]
     return _table(["key", "value"], rows)
 
 
-def _des_section(folder: Path) -> List[str]:
+def _des_section(folder: Path, matrix: Path) -> List[str]:
     data = json.loads((folder / "summary.json").read_text())
     summary, config = data["summary"], data["config"]
-    policies = [p for p in config["run"]["policies"] if p in summary]
-    out = ["## Configuration", "", f"Client profile `{config['client']['profile']}`, "
+    rows = [p for p in config["run"]["policies"] if p in summary]
+    out = ["## Configuration", "",
            f"{config['run']['replications']} replications, seed {config['run']['seed']}; "
-           "common random numbers across policies.", "", _config_table(config), "",
-           "## Rates (95% intervals)", "",
-           "Violations per 1,000 resumptions: mean over replications with a Student "
-           "t-interval.", ""]
-    out.append(_table(["policy", "resumptions"] + [LABELS[n] for n in VIOLATIONS],
-                      [[p, _interval(summary[p]["resumptions"], 0)] +
-                       [_interval(summary[p]["per_1000_resumptions"][n]) for n in VIOLATIONS]
-                       for p in policies]))
-    out += ["", "Share of sessions that met each violation (pooled, Wilson interval):", ""]
-    out.append(_table(["policy", "sessions"] + [LABELS[n] for n in VIOLATIONS],
-                      [[p, str(summary[p]["sessions"])] +
-                       [_pct(summary[p]["sessions_affected"][n]) for n in VIOLATIONS]
-                       for p in policies]))
-    baseline = config["run"]["baseline"]
-    paired = [p for p in policies if "paired_vs_baseline" in summary[p]]
-    if paired:
-        out += ["", f"Paired difference against `{baseline}` per 1,000 resumptions (same "
-                    "replication seeds):", ""]
-        out.append(_table(["policy"] + [LABELS[n] for n in VIOLATIONS],
-                          [[p] + [_interval(summary[p]["paired_vs_baseline"][n])
-                                  for n in VIOLATIONS] for p in paired]))
-    out += ["", "Cost of safety, per session-hour (mean with a t-interval; the last column "
-                "pools sessions):", ""]
-    out.append(_table(["policy", "stall s"] + [LABELS[n] for n in COSTS]
-                      + ["sessions failed or gave up"],
-                      [[p, _interval(summary[p]["stall_seconds_per_session_hour"])]
-                       + [_interval(summary[p]["costs_per_session_hour"][n], 2) for n in COSTS]
-                       + [_pct(summary[p]["sessions_failed_or_gave_up"])] for p in policies]))
-    out += ["", properties.legend(COSTS)]
+           "common random numbers across policy rows. Clients: "
+           + ", ".join(f"`{r}` with `{summary[r]['client_profile']}`" for r in rows)
+           + f" (`client.profile` = `{config['client']['profile']}`).", "",
+           _config_table(config), "", "## Rates and costs (95% intervals over replications)",
+           ""]
+    for table in render.summary_tables(summary, rows, config["run"]["baseline"]):
+        out += [render.markdown(table), ""]
+    out += [render.legend(), ""]
+    out += _verdicts_for(config["system"], list(dict.fromkeys(r.partition("+")[0] for r in rows)),
+                         Path(matrix))
     return out
+
+
+def _verdicts_for(system: dict, policies: List[str], matrix: Path) -> List[str]:
+    """Explorer verdicts for the run's own deployment, from the committed matrix, or why none."""
+    out = ["## Explorer verdicts for this deployment", ""]
+    cells = lookup.load_cells(matrix)
+    if cells is None:
+        return out + [f"No verification matrix at `{matrix}` (run `make verification`); no "
+                      "verdicts for this deployment exist yet.", ""]
+    found, about = lookup.nearest(cells, system, policies)
+    if not found:
+        choice = ", ".join(f"{k}={system.get(k)}" for k in lookup.DECIDING)
+        return out + [f"None exist: no cell of `{matrix}` has {choice}. Explore it with "
+                      "`python -m simulations explore --policy P --set system.KEY=VALUE`.", ""]
+    differs = "; ".join(f"{k} {a} (this run: {b})" for k, (a, b) in about["differs"].items())
+    scope = ", ".join(f"{k}={v}" for k, v in about["scope"].items() if v)
+    out += [f"No explored scope is this fleet; these cells of `{matrix}` (block "
+            f"\"{about['block']}\") agree with it on every choice that decides a verdict "
+            f"({', '.join(lookup.DECIDING)}). They differ in: {differs or 'nothing named'}. "
+            f"Fault scope: {scope}.", ""]
+    judged = list(lookup.JUDGED)
+    out.append(_table(["gate"] + [LABELS[n] for n in judged],
+                      [[c["policy"]] + lookup.verdict_cells(c) for c in found]))
+    return out + ["", properties.legend(judged), ""]
+
+
+def _facet_tables(frame, params: List[str]) -> List[str]:
+    """One compact table per facet and panel: a row per policy, the swept values as columns."""
+    out: List[str] = []
+    for x in figures._x_params(frame, params):
+        values = list(dict.fromkeys(frame[x].tolist()))
+        label = x[len("param."):]
+        for facet in figures.facets(frame, params, x):
+            out += [f"### {figures._facet_title(facet)}", ""]
+            for key, ylabel, kind, columns in figures.PANELS:
+                points = figures.panel_points(frame, x, facet, kind, columns)
+                scale, digits = (100, 1) if kind == "share" else (1, 2)
+                out += [f"{'Cost: ' if key in COST_PANELS else ''}"
+                        f"{ylabel.replace(chr(10), ' ')}, by {label}:", ""]
+                out.append(_table(["policy"] + [f"{label} = {v}" for v in values],
+                                  [[p] + [render.interval(pt, scale, digits) for pt in ps]
+                                   for p, ps in points.items()]))
+                out.append("")
+    return out
+
+
+COST_PANELS = ("abandoned", "reinits", "reexecutions")
 
 
 def _sweep_section(folder: Path, manifest: dict) -> List[str]:
     import pandas as pd
     frame = pd.read_csv(folder / "results.csv")
     spec = manifest["config"]
+    params = [c for c in frame.columns if c.startswith("param.")]
+    clients = ""
+    if "client_profile" in frame.columns:
+        clients = " Clients: " + ", ".join(
+            f"`{p}` with `{g['client_profile'].iloc[0]}`"
+            for p, g in frame.groupby("policy", sort=False)) + "."
     out = ["## Configuration", "", f"Sweep `{spec['title']}` over "
            + ", ".join(f"`{k}` in {v}" for k, v in spec["grid"].items())
            + f"; overrides {spec['set'] or 'none'}; {spec['replications']} replications per "
-           f"point, seed {spec['seed']}.", "", "Base deployment:", "",
-           _config_table(manifest), "", "## Rates (95% Wilson intervals)", ""]
-    params = [c for c in frame.columns if c.startswith("param.")]
-    for name in ("duplicate_delivery", "stall"):
-        out += [f"Share of sessions with a {name.replace('_', ' ')}, by "
-                f"{', '.join(p[len('param.'):] for p in params)}:", ""]
-        groups = frame.groupby(params + ["policy"], sort=True)
-        table = groups[[f"sessions_affected.{name}", "sessions"]].sum()
-        rows = []
-        for key, row in table.iterrows():
-            key = key if isinstance(key, tuple) else (key,)
-            rows.append([str(k) for k in key] +
-                        [_pct(wilson(int(row.iloc[0]), int(row.iloc[1])))])
-        out += [_table([p[len("param."):] for p in params] + ["policy", "sessions affected"],
-                       rows), ""]
-    return out
+           f"point, seed {spec['seed']}; every point and policy row uses the same replication "
+           f"seeds.{clients}", "", "Base deployment (the base config with the overrides, before "
+           "any grid value):", "", _config_table(manifest.get("base_config", {})), "",
+           "## Rates and costs per grid point (95% intervals over replications)", "",
+           "Each cell: mean over the replications of one grid point, `[lo, hi]` a Student "
+           "t-interval of the replication values; `0 (< x)`: none in any replication, x the "
+           "one-sided 95% upper bound. Shares are % of sessions; costs per session-hour.", ""]
+    return out + _facet_tables(frame, params)
 
 
-def _explorer_section() -> List[str]:
-    from .explore.scope import Scope
-    from .explore.search import explore
-    judged = [n for n in VERDICT_PROPERTIES if BY_NAME[n].judged]
-    rows = []
-    for policy in POLICIES:
-        verdicts = explore(Scope(), policy).verdicts()
-        rows.append([policy] + [v.verdict if v.finding is None else
-                                f"**{v.verdict}** ({v.trace_length} steps)"
-                                for v in (verdicts[n] for n in judged)])
-    scope = Scope()
-    budgets = ", ".join(f"{k}={v}" for k, v in scope.as_dict().items() if k != "system" and v)
-    return ["## Explorer verdicts (every interleaving, default scope)", "",
-            "Two clients, one instance, shared store and retained shared buffer keyed by event "
-            f"id, fleet-wide id counter; budgets {budgets}. A violation comes with its shortest "
-            "length; replay it with `python -m simulations explore --policy P`. Every deployment "
-            "the verification matrix covers: `results/verification/matrix/VERIFY.md`.", "",
-            _table(["policy"] + [LABELS[n] for n in judged], rows),
-            "", properties.legend(judged), ""]
-
-
-def write_report(folder: Path, explorer: bool = True) -> Path:
+def write_report(folder: Path, inline: bool = False, matrix: Path = MATRIX) -> Path:
     """Write `folder/REPORT.md` and return its path."""
     folder = Path(folder)
     manifest = json.loads((folder / "manifest.json").read_text())
     digest = manifest_hash(folder)
     out = [f"# Resumption policies: {folder.name}", "", "## The question", "", QUESTION, ""]
     if (folder / "summary.json").is_file():
-        out += _des_section(folder)
+        out += _des_section(folder, matrix)
     else:
         out += _sweep_section(folder, manifest)
     figures = sorted((folder / "figures").glob("*.png")) if (folder / "figures").is_dir() else []
     if figures:
         out += ["", "## Figures", ""]
-        out += [f"![{png.stem}](figures/{png.name})" for png in figures]
-    out += [""] + (_explorer_section() if explorer else [])
+        out += [f"![{png.stem}]({_image(png, inline)})" for png in figures]
+    out += [""]
     code = manifest.get("code", {})
     packages = ", ".join(f"{k} {v}" for k, v in manifest.get("packages", {}).items())
     out += ["## Provenance", "", f"- results: `{folder}` (manifest sha256 `{digest}`)",
@@ -162,6 +158,13 @@ def write_report(folder: Path, explorer: bool = True) -> Path:
     path = folder / "REPORT.md"
     write_atomic(path, "\n".join(out))
     return path
+
+
+def _image(png: Path, inline: bool) -> str:
+    """A path relative to REPORT.md, or the PNG itself as a data URI (renders anywhere)."""
+    if inline:
+        return "data:image/png;base64," + base64.b64encode(png.read_bytes()).decode("ascii")
+    return f"figures/{png.name}"
 
 
 def describe_folder(folder: Path) -> Optional[str]:

@@ -4,6 +4,7 @@ from pathlib import Path
 
 import pytest
 
+from model import VIOLATIONS
 from simulations.cli import main
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -15,8 +16,9 @@ def test_run_prints_a_table_and_writes_records_summary_and_manifest(tmp_path, ca
     out = tmp_path / "out"
     assert main(["run", DEFAULT, *SHORT, "--policies", "naive,strict", "--out", str(out)]) == 0
     text = capsys.readouterr().out
-    assert "violations per 1,000 resumptions" in text and "paired difference against strict" \
-        in text and "naive" in text
+    assert "Sessions that met each violation: % of sessions" in text
+    assert "Paired difference against strict" in text and "Cost of safety" in text
+    assert "Conditional on resuming: events per 1,000 resumptions" in text
     records = [json.loads(line) for line in (out / "records.jsonl").read_text().splitlines()]
     assert [(r["policy"], r["replication"]) for r in records] == \
         [("naive", 0), ("strict", 0), ("naive", 1), ("strict", 1)]
@@ -37,12 +39,56 @@ def test_run_json_carries_the_same_numbers(tmp_path, capsys):
         data["summary"]
 
 
+def test_run_json_gives_every_property_per_session_hour_and_as_a_share_with_its_client(
+        tmp_path, capsys):
+    assert main(["run", DEFAULT, *SHORT, "--policies", "naive,sdk,sdk+spec", "--json",
+                 "--out", str(tmp_path / "o")]) == 0
+    summary = json.loads(capsys.readouterr().out)["summary"]
+    assert {p: s["client_profile"] for p, s in summary.items()} == \
+        {"naive": "spec", "sdk": "sdk-python", "sdk+spec": "spec"}
+    for entry in summary.values():
+        for name in VIOLATIONS:
+            for kind in ("per_session_hour", "share_of_sessions"):
+                interval = entry[kind][name]
+                assert {"mean", "lo", "hi"} <= set(interval)
+                if interval["zero"]:
+                    assert interval["mean"] == 0 and interval["hi"] > 0
+                else:
+                    assert interval["lo"] <= interval["mean"] <= interval["hi"]
+    # the SDK as deployed gives up on a 404; the idealized SDK (spec client) re-initializes
+    assert summary["sdk"]["costs_per_session_hour"]["reinit"]["mean"] == 0
+
+
+def test_precision_adds_replications_until_met_or_capped(tmp_path, capsys):
+    assert main(["run", DEFAULT, "--set", "timing.duration=200", "--replications", "2",
+                 "--policies", "strict", "--precision", "0.5", "--json",
+                 "--out", str(tmp_path / "met")]) == 0
+    met = json.loads(capsys.readouterr().out)["precision"]
+    assert met["met"] and met["rounds"] == [2]
+    assert main(["run", DEFAULT, "--set", "timing.duration=200", "--replications", "2",
+                 "--policies", "naive", "--precision", "0.0001", "--max-replications", "4",
+                 "--json", "--out", str(tmp_path / "capped")]) == 0
+    data = json.loads(capsys.readouterr().out)
+    capped = data["precision"]
+    assert not capped["met"] and capped["rounds"] == [2, 4] and capped["unmet"]["naive"]
+    assert sorted({r["replication"] for r in data["records"]}) == [0, 1, 2, 3]
+    # the first two replications are the ones a plain 2-replication run gives
+    assert main(["run", DEFAULT, "--set", "timing.duration=200", "--replications", "2",
+                 "--policies", "naive", "--json", "--out", str(tmp_path / "plain")]) == 0
+    plain = json.loads(capsys.readouterr().out)["records"]
+    strip = lambda r: {k: v for k, v in r.items() if k != "cpu_seconds"}  # noqa: E731
+    assert [strip(r) for r in data["records"][:2]] == [strip(r) for r in plain]
+
+
 @pytest.mark.parametrize("args, message", [
     (["--set", "timing.restart_perod=3"], "timing.restart_perod': unknown key"),
     (["--set", "system.instances=\"three\""], "system.instances': expected an integer"),
     (["--set", "timing.drop_rate=-0.1"], "timing.drop_rate': must be >= 0"),
     (["--set", "system.buffer_capacity=0"], "system.buffer_capacity': must be >= 1"),
     (["--policies", "naive,bogus"], "unknown policy 'bogus'"),
+    (["--policies", "sdk+sdk-go"], "unknown client profile 'sdk-go'"),
+    (["--policies", " , "], "--policies: names no policy"),
+    (["--precision", "2"], "--precision: a half-width of a share"),
     (["--set", "system.lb=magic"], "system.lb': must be one of round_robin"),
     (["--set", "client.profile=\"sdk-go\""], "client.profile': must be one of"),
     (["--set", "nosection.x=1"], "'nosection': unknown section"),

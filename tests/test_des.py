@@ -1,5 +1,6 @@
 """The discrete-event engine: verdicts, common random numbers, determinism, statistics."""
 import json
+import math
 import subprocess
 import sys
 from pathlib import Path
@@ -10,7 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy import stats as sps
 
-from model import POLICIES, SERVER_CAUSES, VIOLATIONS
+from model import COSTS, POLICIES, SERVER_CAUSES, VIOLATIONS
 from model.config import EVENT_ID_SCHEMES, ISOLATING_KEYINGS, LB_KINDS, PLACEMENTS
 from simulations.des import config as dc
 from simulations.des.crosscheck import run_scenario_des
@@ -178,7 +179,7 @@ def test_t_interval_matches_scipy():
 def test_paired_differences_are_taken_within_a_replication():
     base = {"policy": "strict", "resumptions": 100, "session_hours": 1.0, "sessions": 10,
             "sessions_failed": 0, "sessions_gave_up": 0, "stall_seconds": 0, "reinits": 0,
-            "violations": dict.fromkeys(VIOLATIONS, 0)}
+            "violations": dict.fromkeys(VIOLATIONS, 0), "costs": dict.fromkeys(COSTS, 0)}
     base["sessions_affected"] = dict(base["violations"])
     records = []
     for r, dups in enumerate((5, 7, 9)):
@@ -187,9 +188,45 @@ def test_paired_differences_are_taken_within_a_replication():
                  "violations": {**base["violations"], "duplicate_delivery": dups}}
         records.append(other)
     summary = summarize(records, "strict")
-    paired = summary["naive"]["paired_vs_baseline"]["duplicate_delivery"]
-    assert paired["mean"] == pytest.approx(70.0) and paired["n"] == 3
+    paired = summary["naive"]["paired_vs_baseline"]["per_session_hour"]["duplicate_delivery"]
+    assert paired["mean"] == pytest.approx(7.0) and paired["n"] == 3
+    assert paired["lo"] == pytest.approx(7.0 - sps.t.ppf(0.975, 2) * 2 / 3 ** 0.5)
+    assert summary["naive"]["paired_vs_baseline"]["share_of_sessions"]["stall"]["zero"]
     assert "paired_vs_baseline" not in summary["strict"]
+
+
+def _record(policy, replication, sessions=100, hours=10.0, affected=0, events=0):
+    violations = dict.fromkeys(VIOLATIONS, 0)
+    violations["stall"] = events
+    return {"policy": policy, "replication": replication, "resumptions": 50,
+            "session_hours": hours, "sessions": sessions, "sessions_failed": 0,
+            "sessions_gave_up": 0, "stall_seconds": 0, "reinits": 0,
+            "costs": dict.fromkeys(COSTS, 0), "violations": violations,
+            "sessions_affected": {**dict.fromkeys(VIOLATIONS, 0), "stall": affected}}
+
+
+def test_a_zero_row_gets_a_positive_one_sided_upper_bound():
+    summary = summarize([_record("strict", r) for r in range(10)])
+    share = summary["strict"]["share_of_sessions"]["stall"]
+    assert share["mean"] == 0 and share["lo"] == 0 and share["zero"]
+    assert share["hi"] == pytest.approx(1 - 0.05 ** (1 / 1000))       # Clopper-Pearson, N=1000
+    assert 0.0029 < share["hi"] < 0.0031                               # about 3/N
+    rate = summary["strict"]["per_session_hour"]["stall"]
+    assert rate["hi"] == pytest.approx(-math.log(0.05) / 100.0)       # Poisson, 100 hours
+    assert summary["strict"]["per_1000_resumptions"]["stall"]["hi"] > 0
+
+
+def test_the_interval_comes_from_replication_means_not_pooled_sessions():
+    """Clustered replications (10% and 50% of sessions): the t-interval of the replication
+    shares is far wider than a Wilson band that pools 1,000 sessions as independent."""
+    records = [_record("naive", r, affected=10 if r % 2 else 50, events=1) for r in range(10)]
+    share = summarize(records)["naive"]["share_of_sessions"]["stall"]
+    values = [0.1 if r % 2 else 0.5 for r in range(10)]
+    lo, hi = sps.t.interval(0.95, 9, loc=0.3, scale=sps.sem(values))
+    assert share["mean"] == pytest.approx(0.3)
+    assert (share["lo"], share["hi"]) == (pytest.approx(lo), pytest.approx(hi))
+    pooled = wilson(300, 1000)
+    assert share["hi"] - share["lo"] > 3 * (pooled["hi"] - pooled["lo"])
 
 
 @pytest.mark.parametrize("policy", ["naive", "strict"])

@@ -14,13 +14,19 @@ def test_report_of_a_des_run_has_every_section(tmp_path, capsys):
                  "--out", str(out)]) == 0
     assert main(["report", str(out)]) == 0
     text = (out / "REPORT.md").read_text()
-    for heading in ("## The question", "## Configuration", "## Rates (95% intervals)",
-                    "## Explorer verdicts", "## Provenance"):
+    for heading in ("## The question", "## Configuration",
+                    "## Rates and costs (95% intervals over replications)",
+                    "## Explorer verdicts for this deployment", "## Provenance"):
         assert heading in text
     summary = json.loads((out / "summary.json").read_text())["summary"]
-    mean = summary["naive"]["per_1000_resumptions"]["duplicate_delivery"]["mean"]
-    assert "| naive | " in text and f"{mean:.1f} [" in text
-    assert "| strict | holds | holds | holds | holds | holds | holds |" in text
+    mean = summary["naive"]["share_of_sessions"]["duplicate_delivery"]["mean"]
+    assert "| naive | spec | " in text and f"{100 * mean:.1f} [" in text
+    assert "Cost of safety, per session-hour" in text
+    # verdicts of the committed matrix for this deployment, with what differs named
+    assert "They differ in: instances 2 (this run: 3)" in text
+    assert "| strict | holds | holds | holds | holds | holds | holds | holds | holds |" in text
+    assert main(["report", str(out), "--matrix", str(tmp_path / "none")]) == 0
+    assert "no verdicts for this deployment exist yet" in (out / "REPORT.md").read_text()
     digest = text.split("manifest sha256 `")[1][:12]
     import hashlib
     assert digest == hashlib.sha256((out / "manifest.json").read_bytes()).hexdigest()[:12]
@@ -31,10 +37,13 @@ def test_report_of_a_sweep_embeds_its_figures(tmp_path, capsys):
     assert main(["sweep", str(ROOT / "simulations/sweeps/smoke.toml"), "--out", str(out),
                  "--quiet"]) == 0
     assert main(["figures", str(out)]) == 0
-    assert main(["report", str(out), "--no-explore"]) == 0
+    assert main(["report", str(out)]) == 0
     text = (out / "REPORT.md").read_text()
     assert "![stall_cdf](figures/stall_cdf.png)" in text
-    assert "Share of sessions with a stall" in text and "## Explorer verdicts" not in text
+    assert "sessions with a stall (%), by" in text and "## Explorer verdicts" not in text
+    assert "Cost: re-initializations per session-hour" in text
+    assert main(["report", str(out), "--inline"]) == 0
+    assert "![stall_cdf](data:image/png;base64," in (out / "REPORT.md").read_text()
 
 
 def test_report_of_a_folder_without_results_is_a_usage_error(tmp_path, capsys):
@@ -61,3 +70,49 @@ def test_regenerated_results_do_not_make_the_code_dirty(tmp_path):
     assert code_version(tmp_path)["dirty"] is False
     (tmp_path / "model" / "code.py").write_text("x = 2\n")
     assert code_version(tmp_path)["dirty"] is True
+
+
+def test_the_readme_headline_is_generated_from_the_committed_sweeps():
+    from simulations.headline import HEADLINE_SWEEPS, headline_markdown
+    from simulations.verify.claims import block
+    readme = (ROOT / "README.md").read_text()
+    import os
+    here = os.getcwd()
+    os.chdir(ROOT)
+    try:
+        expected = headline_markdown(HEADLINE_SWEEPS)
+    finally:
+        os.chdir(here)
+    assert block(readme, "headline") == expected
+
+
+def test_the_committed_headline_figure_does_not_pool_store_placements():
+    """naive at the shortest restart period: each placement's own share (the pooled line
+    would show about half of each)."""
+    data = json.loads((ROOT / "results/sweeps/restart_frequency/figures/data.json").read_text())
+    facets = {f["facet"]["system.store"]: f["panels"]
+              for f in data["rates"]["timing.restart_period"]}
+    assert set(facets) == {"local", "shared"}
+    stall = facets["local"]["stall"]["points"]["naive"][0]
+    dup = facets["shared"]["duplicate_delivery"]["points"]["naive"][0]
+    assert stall["mean"] > 0.45 and dup["mean"] > 0.45
+    assert facets["local"]["duplicate_delivery"]["points"]["naive"][0]["mean"] < 0.05
+
+
+def test_replication_intervals_are_wider_than_the_pooled_wilson_band_on_the_committed_sweep():
+    import pandas as pd
+    from simulations.des.stats import replication_interval, share_upper_bound, wilson
+    frame = pd.read_csv(ROOT / "results/sweeps/restart_frequency/results.csv")
+    wider = 0
+    for _, group in frame[frame.policy == "naive"].groupby(
+            ["param.timing.restart_period", "param.system.store"]):
+        for name in ("stall", "duplicate_delivery"):
+            shares = group[f"sessions_affected.{name}"] / group["sessions"]
+            if shares.sum() == 0:
+                continue
+            ours = replication_interval(list(shares), share_upper_bound(group.sessions.sum()),
+                                        1.0)
+            pooled = wilson(int(group[f"sessions_affected.{name}"].sum()),
+                            int(group["sessions"].sum()))
+            wider += (ours["hi"] - ours["lo"]) > (pooled["hi"] - pooled["lo"])
+    assert wider >= 4

@@ -102,26 +102,30 @@ def test_bad_specs_are_one_line_exit_2_and_write_nothing(tmp_path, capsys, body,
     assert not (tmp_path / "out").exists()
 
 
-def test_figures_plot_exactly_the_aggregated_rows(local_run):
+def test_figures_plot_replication_means_per_grid_point_never_pooled(local_run):
     from simulations.figures import make_figures
     made = make_figures(local_run)
     frame = load_results(local_run)
-    rates = made["data"]["rates"]["timing.restart_period"]
+    figures = made["data"]["rates"]["timing.restart_period"]
+    assert [f["facet"] for f in figures] == [{}]      # the smoke grid has one parameter
+    panels = figures[0]["panels"]
+    assert set(panels) == {"duplicate_delivery", "stall", "abandoned", "reinits",
+                           "reexecutions"}
     for name in ("duplicate_delivery", "stall"):
-        for policy, points in rates[name].items():
+        for policy, points in panels[name]["points"].items():
             for point in points:
                 rows = frame[(frame.policy == policy) &
                              (frame["param.timing.restart_period"] == point["x"])]
-                assert point["k"] == rows[f"sessions_affected.{name}"].sum()
-                assert point["n"] == rows["sessions"].sum()
-                assert point["lo"] <= point["p"] <= point["hi"]
-    cdf = made["data"]["cdf"]["recovery_histogram"]
-    for policy, c in cdf.items():
-        columns = [col for col in frame.columns if col.startswith("recovery_histogram.")]
-        assert c["n"] == frame.loc[frame.policy == policy, columns].to_numpy().sum()
-        if c["n"]:
-            assert c["cdf"][-1] == pytest.approx(1.0)
-            assert c["cdf"] == sorted(c["cdf"])
+                shares = rows[f"sessions_affected.{name}"] / rows["sessions"]
+                assert point["n"] == len(rows)
+                assert point["mean"] == pytest.approx(shares.mean())
+                if point["zero"]:
+                    assert point["hi"] > 0 and policy in panels[name]["zero_everywhere"] \
+                        or not all(p["zero"] for p in points)
+                elif point["lo"] is not None:
+                    assert point["lo"] <= point["mean"] <= point["hi"]
+    cdf = made["data"]["cdf"]["recovery_histogram"]["points"]
+    assert len(cdf) == frame["param.timing.restart_period"].nunique()
     names = {Path(p).name for p in made["files"]}
     assert {"rates_by_timing_restart_period.png", "rates_by_timing_restart_period.svg",
             "stall_cdf.png", "recovery_cdf.svg"} <= names

@@ -48,6 +48,24 @@ PROFILES: Dict[str, ReconnectProfile] = {
 }
 
 
+# The client a policy row runs with unless the row names one: `sdk` is the MCP SDK's server
+# behaviour, deployed with the SDK's own client (gives up on 404, counter reset on a clean close).
+NATURAL_CLIENT: Dict[str, str] = {"sdk": "sdk-python"}
+
+
+def parse_row(row: str) -> Tuple[str, Optional[str]]:
+    """A policy row `POLICY` or `POLICY+PROFILE` (e.g. `sdk+spec`: the SDK's server decisions
+    with a spec client, an idealized SDK) -> (policy, profile or None). Raises ConfigError."""
+    policy, plus, profile = row.partition("+")
+    if policy not in POLICIES:
+        raise ConfigError("run.policies", f"unknown policy {policy!r} in {row!r}; valid: "
+                                          f"{', '.join(POLICIES)} (optionally +PROFILE)")
+    if plus and profile not in PROFILES:
+        raise ConfigError("run.policies", f"unknown client profile {profile!r} in {row!r}; "
+                                          f"valid: {', '.join(PROFILES)}")
+    return policy, (profile if plus else None)
+
+
 @dataclass(frozen=True)
 class Timing:
     """Timings of one replication (seconds; rates per second)."""
@@ -105,9 +123,9 @@ class DesConfig:
         if not self.policies:
             raise ConfigError("run.policies", "needs at least one policy")
         for name in self.policies:
-            if name not in POLICIES:
-                raise ConfigError("run.policies", f"unknown policy {name!r}; valid: "
-                                                  f"{', '.join(POLICIES)}")
+            parse_row(name)
+        if len(set(self.policies)) != len(self.policies):
+            raise ConfigError("run.policies", "names a policy row twice")
         if self.baseline not in self.policies:
             raise ConfigError("run.baseline", f"{self.baseline!r} is not among run.policies")
         for key, value, low in (("run.replications", self.replications, 1),
@@ -115,13 +133,22 @@ class DesConfig:
             if isinstance(value, bool) or not isinstance(value, int) or value < low:
                 raise ConfigError(key, f"expected an integer >= {low}, got {value!r}")
 
-    @property
-    def profile(self) -> ReconnectProfile:
-        return PROFILES[self.client_profile]
+    def profile_name(self, row: str) -> str:
+        """The client profile of a policy row: the one it names, else the policy's natural
+        client (`sdk` -> sdk-python), else `client.profile`."""
+        policy, profile = parse_row(row)
+        return profile or NATURAL_CLIENT.get(policy, self.client_profile)
 
-    def model_config(self) -> SystemConfig:
-        """The model's config with the client profile's reactions to 404/409."""
-        return self.system.replace(on_404=self.profile.on_404, on_409=self.profile.on_409)
+    def profile(self, row: str) -> ReconnectProfile:
+        return PROFILES[self.profile_name(row)]
+
+    def model_config(self, row: str) -> SystemConfig:
+        """The model's config with the row's client reactions to 404/409."""
+        profile = self.profile(row)
+        return self.system.replace(on_404=profile.on_404, on_409=profile.on_409)
+
+    def row_profiles(self) -> Dict[str, str]:
+        return {row: self.profile_name(row) for row in self.policies}
 
     def as_dict(self) -> dict:
         """The TOML layout (`from_mapping(c.as_dict()) == c`); the client's reactions to

@@ -34,9 +34,9 @@ def crosscheck_config(scenario: Scenario, policy: str, settle_seconds: float,
     steps = len(scenario.steps) + 1
     settles = sum(1 for s in scenario.steps if isinstance(s, Settle))
     timing = Timing(duration=steps + settles * settle_seconds + 1.0, **QUIET)
-    return DesConfig(system=system, timing=timing,
-                     client_profile=profile or ("sdk-python" if policy == "sdk" else "spec"),
-                     policies=(policy,), replications=1, seed=0, baseline=policy)
+    row = f"{policy}+{profile}" if profile else policy
+    return DesConfig(system=system, timing=timing, client_profile="spec",
+                     policies=(row,), replications=1, seed=0, baseline=row)
 
 
 def run_scenario_des(scenario: Scenario, policy: str, step_seconds: float = 1.0,
@@ -45,8 +45,9 @@ def run_scenario_des(scenario: Scenario, policy: str, step_seconds: float = 1.0,
     """One timed replication of the scenario under `policy`; returns the finished world."""
     config = crosscheck_config(scenario, policy, settle_seconds, profile)
     env = simpy.Environment()
+    row = config.policies[0]
     world = World(env, config, resolve_gate(policy), np.random.SeedSequence(seed),
-                  state=initial_state(config.model_config()))
+                  state=initial_state(config.model_config(row)), row=row)
     live = {"on": False}
 
     def activate() -> None:

@@ -16,15 +16,18 @@ from model import VIOLATIONS, resolve_gate
 from model.policies import Gate, GateFunction
 
 from .components import Arrivals, Fleet, Reaper, start_worker
-from .config import DesConfig
+from .config import DesConfig, parse_row
 from .world import World
 
 
 def build_world(config: DesConfig, policy: Union[str, GateFunction, Gate],
                 seed: np.random.SeedSequence, state=None) -> World:
-    """A world with its components wired, ready for `env.run`."""
+    """A world with its components wired, ready for `env.run`. `policy` is a policy row of the
+    config (`strict`, `sdk+spec`), or a gate (run with `client.profile`)."""
     env = simpy.Environment()
-    world = World(env, config, resolve_gate(policy), seed, state)
+    row = policy if isinstance(policy, str) else None
+    gate = resolve_gate(parse_row(policy)[0] if row else policy)
+    world = World(env, config, gate, seed, state, row)
     world.start_worker = lambda token: start_worker(world, token)
     Arrivals(world)
     Fleet(world)
@@ -38,7 +41,8 @@ def record_of(world: World, policy: str, replication: int, seed: int,
     report = world.monitor.report
     hours = world.session_seconds / 3600.0
     return {
-        "policy": policy, "replication": replication, "seed": seed,
+        "policy": policy, "client_profile": world.profile_name,
+        "replication": replication, "seed": seed,
         "sessions": world.arrivals,
         "sessions_done": world.outcomes["done"], "sessions_failed": world.outcomes["failed"],
         "sessions_gave_up": world.outcomes["gave_up"], "session_hours": hours,
@@ -65,23 +69,26 @@ def run_replication(config: DesConfig, policy: Union[str, GateFunction, Gate], r
     """One replication of `config` under `policy`; its seed is spawned from config.seed."""
     if seed is None:
         seed = replication_seeds(config)[replication]
-    gate = resolve_gate(policy)
     start = time.process_time()
-    world = build_world(config, gate, seed)
+    world = build_world(config, policy, seed)
     world.env.run(until=config.timing.duration)
     world.finish()
-    return record_of(world, gate.name, replication, config.seed,
+    return record_of(world, world.row, replication, config.seed,
                      time.process_time() - start)
 
 
 def replication_seeds(config: DesConfig) -> List[np.random.SeedSequence]:
+    """`SeedSequence(seed).spawn(R)`: replication r's seed does not depend on R, so adding
+    replications (`--precision`) keeps every earlier one."""
     return np.random.SeedSequence(config.seed).spawn(config.replications)
 
 
-def run_comparison(config: DesConfig, progress=None) -> List[Dict[str, object]]:
-    """Every policy of the config over every replication, paired by replication seed."""
+def run_comparison(config: DesConfig, progress=None, first: int = 0) -> List[Dict[str, object]]:
+    """Every policy row of the config over replications first..R-1, paired by seed."""
     records = []
     for r, seed in enumerate(replication_seeds(config)):
+        if r < first:
+            continue
         for policy in config.policies:
             records.append(run_replication(config, policy, r, seed))
             if progress is not None:

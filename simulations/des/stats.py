@@ -1,25 +1,40 @@
-"""Statistics over replications: rates, Wilson intervals, t-intervals and paired differences.
+"""Statistics over replications: the replication is the independent unit.
 
-Each replication is one independent observation. A *rate* (violations per 1,000 resumptions, or
-per session-hour) is averaged over replications with a Student t-interval. A *proportion*
-(sessions that met a violation) pools the sessions of all replications with a Wilson score
-interval. A *paired difference* subtracts the baseline policy's rate in the same replication
-(common random numbers) before averaging, so the interval reflects only the policy's effect.
+Sessions of one replication share its restarts, drops and load, so they are not independent
+draws: every interval here is computed from one value per replication (a share of sessions, a
+rate per session-hour), never from sessions pooled across replications or grid points.
+
+- `replication_interval`: the mean of the per-replication values with a Student t-interval
+  (clipped to what the quantity can be: >= 0, and <= 1 for a share).
+- A quantity that is zero in every replication gets a one-sided 95% upper bound instead of a
+  zero-width interval: exact Clopper-Pearson over the sessions for a share (1 - 0.05**(1/N),
+  about 3/N, the rule of three), exact Poisson over the session-hours for a rate (-ln 0.05 / H).
+  With no event there is no between-replication variance to estimate, so this bound treats the
+  sessions (hours) as independent; it is the smallest honest statement, not a precise one.
+- A *paired difference* subtracts the baseline row's value in the same replication (common
+  random numbers) before averaging.
+- `wilson` is kept for comparison only: the pooled-session band a replication-level interval
+  must not be narrower than when sessions within a replication are correlated.
+
+Every rate has a policy-independent denominator (session-hours, or sessions: arrivals are the
+same under every policy with common random numbers). `per_1000_resumptions` is conditional on
+resuming (its denominator depends on the policy) and is labelled so wherever it is shown.
 """
 from __future__ import annotations
 
 import math
-from typing import Dict, Iterable, List, Optional, Sequence
+from typing import Dict, List, Optional, Sequence
 
 from scipy import stats as sps
 
 from model import COSTS, VIOLATIONS
 
 CONFIDENCE = 0.95
+ALPHA = 1 - CONFIDENCE
 
 
 def wilson(successes: int, trials: int, confidence: float = CONFIDENCE) -> Dict[str, float]:
-    """Wilson score interval for a binomial proportion."""
+    """Wilson score interval for a binomial proportion (sessions treated as independent)."""
     if trials == 0:
         return {"p": 0.0, "lo": 0.0, "hi": 1.0, "k": successes, "n": trials}
     z = float(sps.norm.ppf(0.5 + confidence / 2))
@@ -42,6 +57,39 @@ def t_interval(values: Sequence[float], confidence: float = CONFIDENCE) -> Dict[
     return {"mean": mean, "lo": mean - half, "hi": mean + half, "n": n}
 
 
+def share_upper_bound(sessions: int) -> float:
+    """One-sided 95% Clopper-Pearson upper bound of a share with 0 events in `sessions`."""
+    return 1.0 - ALPHA ** (1.0 / sessions) if sessions else 1.0
+
+
+def rate_upper_bound(hours: float) -> Optional[float]:
+    """One-sided 95% exact Poisson upper bound of a rate with 0 events in `hours`."""
+    return -math.log(ALPHA) / hours if hours > 0 else None
+
+
+def replication_interval(values: Sequence[float], zero_bound: Optional[float],
+                         ceiling: Optional[float] = None) -> Dict[str, object]:
+    """{mean, lo, hi, n, zero}: a t-interval over replication values, clipped to [0, ceiling];
+    when every value is 0, lo = 0 and hi = `zero_bound` (one-sided)."""
+    n = len(values)
+    if n and all(v == 0 for v in values):
+        return {"mean": 0.0, "lo": 0.0, "hi": zero_bound, "n": n, "zero": True}
+    out = t_interval(values)
+    if out["lo"] is not None:
+        out["lo"] = max(0.0, out["lo"])
+        out["hi"] = out["hi"] if ceiling is None else min(ceiling, out["hi"])
+    out["zero"] = False
+    return out
+
+
+def paired_interval(values: Sequence[float]) -> Dict[str, object]:
+    """t-interval of per-replication differences; all zero (neither row had an event in any
+    replication) is marked `zero` with no bound: each row's own bound says how small."""
+    if values and all(v == 0 for v in values):
+        return {"mean": 0.0, "lo": None, "hi": None, "n": len(values), "zero": True}
+    return {**t_interval(values), "zero": False}
+
+
 def per_thousand(record: dict, name: str) -> float:
     """Violations `name` per 1,000 resumptions in one record (0 when nothing was resumed)."""
     return 1000.0 * record["violations"][name] / record["resumptions"] \
@@ -52,7 +100,17 @@ def per_session_hour(record: dict, value: float) -> float:
     return value / record["session_hours"] if record["session_hours"] else 0.0
 
 
-def _by_policy(records: Iterable[dict]) -> Dict[str, List[dict]]:
+def share(record: dict, count: int) -> float:
+    return count / record["sessions"] if record["sessions"] else 0.0
+
+
+def abandoned(record: dict) -> int:
+    """Sessions whose client failed (an error it does not recover from) or gave up retrying."""
+    return record["sessions_failed"] + record["sessions_gave_up"]
+
+
+def by_row(records: Sequence[dict]) -> Dict[str, List[dict]]:
+    """Records grouped by policy row, each group sorted by replication."""
     out: Dict[str, List[dict]] = {}
     for record in records:
         out.setdefault(record["policy"], []).append(record)
@@ -61,37 +119,67 @@ def _by_policy(records: Iterable[dict]) -> Dict[str, List[dict]]:
     return out
 
 
+def _shares(rows: List[dict], count) -> Dict[str, object]:
+    sessions = sum(r["sessions"] for r in rows)
+    return replication_interval([share(r, count(r)) for r in rows],
+                                share_upper_bound(sessions), 1.0)
+
+
+def _rates(rows: List[dict], count) -> Dict[str, object]:
+    hours = sum(r["session_hours"] for r in rows)
+    return replication_interval([per_session_hour(r, count(r)) for r in rows],
+                                rate_upper_bound(hours))
+
+
 def summarize(records: Sequence[dict], baseline: Optional[str] = None) -> Dict[str, dict]:
-    """Per policy: means with t-intervals, pooled proportions with Wilson intervals, and the
-    paired difference of each rate against `baseline` (if given and present)."""
-    grouped = _by_policy(records)
+    """Per policy row: replication-level intervals of every violation as a share of sessions
+    and per session-hour, of every cost per session-hour, and paired differences against
+    `baseline` (if given and present) on both."""
+    grouped = by_row(records)
     base = {r["replication"]: r for r in grouped.get(baseline, [])} if baseline else {}
     summary: Dict[str, dict] = {}
-    for policy, rows in grouped.items():
-        sessions = sum(r["sessions"] for r in rows)
+    for row, rows in grouped.items():
+        resumed = sum(r["resumptions"] for r in rows)
         entry = {
+            "client_profile": rows[0].get("client_profile"),
             "replications": len(rows),
-            "sessions": sessions,
-            "resumptions": t_interval([r["resumptions"] for r in rows]),
-            "per_1000_resumptions": {n: t_interval([per_thousand(r, n) for r in rows])
-                                     for n in VIOLATIONS},
-            "per_session_hour": {n: t_interval([per_session_hour(r, r["violations"][n])
-                                                for r in rows]) for n in VIOLATIONS},
-            "sessions_affected": {n: wilson(sum(r["sessions_affected"][n] for r in rows),
-                                            sessions) for n in VIOLATIONS},
-            "stall_seconds_per_session_hour": t_interval(
-                [per_session_hour(r, r["stall_seconds"]) for r in rows]),
-            "reinits_per_session_hour": t_interval(
-                [per_session_hour(r, r["reinits"]) for r in rows]),
-            "costs_per_session_hour": {n: t_interval([per_session_hour(r, r["costs"][n])
-                                                      for r in rows]) for n in COSTS},
-            "sessions_failed_or_gave_up": wilson(
-                sum(r["sessions_failed"] + r["sessions_gave_up"] for r in rows), sessions),
+            "sessions": sum(r["sessions"] for r in rows),
+            "session_hours": sum(r["session_hours"] for r in rows),
+            "resumptions": replication_interval([r["resumptions"] for r in rows], None),
+            "share_of_sessions": {n: _shares(rows, lambda r, n=n: r["sessions_affected"][n])
+                                  for n in VIOLATIONS},
+            "per_session_hour": {n: _rates(rows, lambda r, n=n: r["violations"][n])
+                                 for n in VIOLATIONS},
+            "per_1000_resumptions": {n: replication_interval(
+                [per_thousand(r, n) for r in rows], rate_upper_bound(resumed / 1000.0))
+                for n in VIOLATIONS},
+            "costs_per_session_hour": {n: _rates(rows, lambda r, n=n: r["costs"][n])
+                                       for n in COSTS},
+            "stall_seconds_per_session_hour": replication_interval(
+                [per_session_hour(r, r["stall_seconds"]) for r in rows], None),
+            "sessions_abandoned": _shares(rows, abandoned),
         }
-        if base and policy != baseline:
+        if base and row != baseline:
             paired = [r for r in rows if r["replication"] in base]
             entry["paired_vs_baseline"] = {
-                n: t_interval([per_thousand(r, n) - per_thousand(base[r["replication"]], n)
-                               for r in paired]) for n in VIOLATIONS}
-        summary[policy] = entry
+                "share_of_sessions": {n: paired_interval(
+                    [share(r, r["sessions_affected"][n])
+                     - share(base[r["replication"]], base[r["replication"]]
+                             ["sessions_affected"][n]) for r in paired]) for n in VIOLATIONS},
+                "per_session_hour": {n: paired_interval(
+                    [per_session_hour(r, r["violations"][n])
+                     - per_session_hour(base[r["replication"]], base[r["replication"]]
+                                        ["violations"][n]) for r in paired])
+                    for n in VIOLATIONS}}
+        summary[row] = entry
     return summary
+
+
+def half_width(interval: Dict[str, object]) -> Optional[float]:
+    """The half-width a precision target is compared with (the bound itself for a zero row);
+    None when there are too few replications to have an interval."""
+    if interval.get("zero"):
+        return interval["hi"]
+    if interval.get("lo") is None:
+        return None
+    return (interval["hi"] - interval["lo"]) / 2

@@ -17,7 +17,7 @@ from typing import Callable, Dict, List, Optional, Set
 import numpy as np
 import simpy
 
-from model import PropertyMonitor, State, initial_state
+from model import ConfigError, PropertyMonitor, State, initial_state
 from model.monitor import duration_bin, empty_histogram
 from model import apply as transition
 from model.history import (ClientArrived, ClientDeparted, Decided, Emitted, Initialized,
@@ -25,7 +25,7 @@ from model.history import (ClientArrived, ClientDeparted, Decided, Emitted, Init
 from model.lb import route_choices
 from model.policies import Gate
 
-from .config import DesConfig
+from .config import PROFILES, DesConfig
 
 STREAM_KINDS = ("arrivals", "work", "drop", "restart", "crash", "lb")
 
@@ -53,12 +53,19 @@ class World:
     """The shared state of one replication under one gate."""
 
     def __init__(self, env: simpy.Environment, config: DesConfig, gate: Gate,
-                 seed: np.random.SeedSequence, state: Optional[State] = None):
+                 seed: np.random.SeedSequence, state: Optional[State] = None,
+                 row: Optional[str] = None):
         self.env = env
         self.config = config
         self.timing = config.timing
-        self.profile = config.profile
-        self.system = config.model_config()
+        self.row = row or gate.name
+        try:
+            self.profile_name = config.profile_name(self.row)
+        except ConfigError:        # a user gate, not a policy row: the config's client
+            self.profile_name = config.client_profile
+        self.profile = PROFILES[self.profile_name]
+        self.system = config.system.replace(on_404=self.profile.on_404,
+                                            on_409=self.profile.on_409)
         self.gate = gate
         self.streams = Streams(seed)
         self.state = state if state is not None else \

@@ -60,7 +60,7 @@ def write(spec: SweepSpec, runs: List[dict], out: Path, timings: Dict[str, objec
                            "every point and policy"}
     meta = manifest(f"sweep {spec.path}", spec.as_dict(), seeds)
     meta["timings"] = timings
-    meta["base_config"] = spec.points[0].config.as_dict()
+    meta["base_config"] = spec.base_config.as_dict()
     write_json(out / "manifest.json", meta)
     return out / "results.csv"
 

@@ -50,6 +50,7 @@ class SweepSpec:
     overrides: Tuple[Tuple[str, Any], ...]
     grid: Tuple[Tuple[str, Tuple[Any, ...]], ...]
     points: Tuple[Point, ...]
+    base_config: des_config.DesConfig     # the base with [set] applied, before any grid value
 
     def as_dict(self) -> Dict[str, Any]:
         return {"spec": str(self.path), "title": self.title, "base": str(self.base),
@@ -83,8 +84,14 @@ def load(path: Path) -> SweepSpec:
     base = (path.parent / data["base"]).resolve()
     policies = data.get("policies", list(POLICIES))
     if not isinstance(policies, list) or not policies or \
-            any(p not in POLICIES for p in policies):
-        raise ConfigError("policies", f"a non-empty list drawn from {', '.join(POLICIES)}")
+            not all(isinstance(p, str) for p in policies):
+        raise ConfigError("policies", f"a non-empty list drawn from {', '.join(POLICIES)} "
+                                      "(a row may name its client: \"sdk+spec\")")
+    for row in policies:
+        try:
+            des_config.parse_row(row)
+        except ConfigError as exc:
+            raise ConfigError("policies", exc.problem) from None
     for key in ("replications", "seed"):
         value = data.get(key, 1)
         if isinstance(value, bool) or not isinstance(value, int) or value < (key == "replications"):
@@ -99,6 +106,13 @@ def load(path: Path) -> SweepSpec:
     for key, values in grid.items():
         if not isinstance(values, list) or not values:
             raise ConfigError(f"grid.{key}", "needs a non-empty list of values")
+    try:
+        base_config = des_config.load(
+            base, [f"{k}={_toml_literal(v)}" for k, v in overrides.items()],
+            replications=data.get("replications", 1), seed=data.get("seed", 1),
+            policies=policies)
+    except ConfigError as exc:
+        raise ConfigError(exc.key, f"{exc.problem} (the base with [set] applied)") from None
     points = []
     for combo in itertools.product(*grid.values()):
         values = tuple(zip(grid.keys(), combo))
@@ -113,7 +127,7 @@ def load(path: Path) -> SweepSpec:
     return SweepSpec(path, data.get("title", path.stem), base, tuple(policies),
                      data.get("replications", 1), data.get("seed", 1),
                      tuple(overrides.items()), tuple((k, tuple(v)) for k, v in grid.items()),
-                     tuple(points))
+                     tuple(points), base_config)
 
 
 def tasks(spec: SweepSpec) -> List[Tuple[Point, str, int]]:
