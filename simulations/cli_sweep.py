@@ -2,12 +2,14 @@
 from __future__ import annotations
 
 import argparse
+import dataclasses
 from pathlib import Path
 
 from model import ConfigError
 
 from .sweep import spec as sweep_spec
-from .sweep.execute import plan, run_sweep
+from .sweep.execute import check_scheduler, plan, run_sweep
+from .sweep.precision import unmet
 from .sweep.results import rows, write
 
 
@@ -26,6 +28,12 @@ def add_parser(verbs) -> None:
                    help="local worker processes (default 1)")
     p.add_argument("--scheduler", metavar="tcp://HOST:PORT",
                    help="run on the Dask distributed cluster at this address instead")
+    p.add_argument("--precision", type=float, metavar="H",
+                   help="double the replications until every headline interval (share of "
+                        "sessions per violation, grid point and policy row) has half-width "
+                        "<= H, or --max-replications is reached; says which did not")
+    p.add_argument("--max-replications", type=int, default=48, metavar="N",
+                   help="cap for --precision (default 48)")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     p.set_defaults(handler=run)
 
@@ -33,12 +41,18 @@ def add_parser(verbs) -> None:
 def _summary(spec, frame) -> str:
     """One screen: per policy and first grid key, sessions with a duplicate or a stall."""
     key = f"param.{spec.grid[0][0]}"
+    others = [f"param.{k}" for k, _ in spec.grid[1:]]
     lines = [f"{spec.title}: {len(frame)} runs, {len(spec.points)} point(s) x "
              f"{len(spec.policies)} policies x {spec.replications} replication(s)",
-             f"share of sessions with a duplicate / a stall, by {spec.grid[0][0]}:"]
-    grouped = frame.groupby(["policy", key])
-    dup = grouped["sessions_affected.duplicate_delivery"].sum() / grouped["sessions"].sum()
-    stall = grouped["sessions_affected.stall"].sum() / grouped["sessions"].sum()
+             f"share of sessions with a duplicate / a stall (mean over replications), by "
+             f"{spec.grid[0][0]}" + (f", the highest over {', '.join(o[6:] for o in others)}"
+                                     if others else "") + ":"]
+    frame = frame.assign(
+        dup=frame["sessions_affected.duplicate_delivery"] / frame["sessions"],
+        stall=frame["sessions_affected.stall"] / frame["sessions"])
+    means = frame.groupby(["policy", key] + others)[["dup", "stall"]].mean()
+    worst = means.groupby(level=[0, 1]).max()
+    dup, stall = worst["dup"], worst["stall"]
     values = sorted(frame[key].unique(), key=lambda v: (str(type(v)), v))
     lines.append("  " + "policy".ljust(12) + "".join(f"{str(v):>16}" for v in values))
     for policy in spec.policies:
@@ -56,10 +70,47 @@ def run(args: argparse.Namespace) -> int:
         spec = sweep_spec.load(args.spec)
     except ConfigError as exc:
         raise UsageError(f"bad sweep spec: {exc}") from exc
+    if args.precision is not None and not 0 < args.precision < 1:
+        raise UsageError(f"--precision: a half-width of a share, between 0 and 1 (e.g. 0.02); "
+                         f"got {args.precision:g}")
+    if args.max_replications < 2:
+        raise UsageError(f"--max-replications: at least 2; got {args.max_replications}")
+    if args.scheduler:
+        try:
+            check_scheduler(args.scheduler)
+        except ValueError as exc:
+            raise UsageError(str(exc)) from None
     timings = run_sweep(spec, args.out, args.workers, args.scheduler, progress=not args.quiet)
     runs, _ = plan(spec, args.out)
+    report = None
+    if args.precision is not None:
+        rounds = [spec.replications]
+        while True:
+            missing = unmet(rows(spec, runs, args.out), args.precision)
+            if not missing or spec.replications >= args.max_replications:
+                break
+            spec = dataclasses.replace(spec, replications=min(args.max_replications,
+                                                              2 * spec.replications))
+            rounds.append(spec.replications)
+            more = run_sweep(spec, args.out, args.workers, args.scheduler,
+                             progress=not args.quiet)
+            timings = {**more, "wall_seconds": timings["wall_seconds"] + more["wall_seconds"],
+                       "ran": timings["ran"] + more["ran"]}
+            runs, _ = plan(spec, args.out)
+        report = {"target_half_width": args.precision, "cap": args.max_replications,
+                  "rounds": rounds, "replications": spec.replications, "met": not missing,
+                  "unmet": missing}
+        timings["precision"] = report
     path = write(spec, runs, args.out, timings)
     print(_summary(spec, rows(spec, runs, args.out)))
+    if report is not None:
+        print(f"\nprecision {args.precision:g}: " + (
+            f"met after {spec.replications} replications (rounds {rounds})" if report["met"]
+            else f"NOT MET at the cap of {spec.replications} replications for "
+                 f"{len(report['unmet'])} interval(s), e.g. " + ", ".join(
+                     f"{u['policy']} {u['violation']} at {u['point']}: "
+                     f"{'n/a' if u['half_width'] is None else round(u['half_width'], 4)}"
+                     for u in report["unmet"][:3])))
     print(f"\n{timings['ran']} run(s) now, {timings['skipped']} already done; "
           f"{timings['wall_seconds']:.1f} s wall. Results: {path}, manifest: "
           f"{args.out / 'manifest.json'}")

@@ -135,3 +135,21 @@ def test_figures_plot_replication_means_per_grid_point_never_pooled(local_run):
 def test_figures_of_a_folder_without_results_is_a_usage_error(tmp_path, capsys):
     assert main(["figures", str(tmp_path)]) == 2
     assert "results.csv is missing" in capsys.readouterr().err
+
+
+def test_sweep_precision_doubles_replications_until_met_or_capped(tmp_path, capsys):
+    spec = tmp_path / "tiny.toml"
+    spec.write_text(f'base = "{ROOT / "simulations/configs/rolling_restart.toml"}"\n'
+                    'policies = ["naive"]\nreplications = 1\nseed = 3\n'
+                    '[set]\n"timing.duration" = 120.0\n[grid]\n"timing.restart_period" = [60.0]\n')
+    assert main(["sweep", str(spec), "--out", str(tmp_path / "s"), "--quiet",
+                 "--precision", "0.0001", "--max-replications", "4"]) == 0
+    out = capsys.readouterr().out
+    assert "NOT MET at the cap of 4 replications" in out
+    frame = load_results(tmp_path / "s")
+    assert sorted(frame.replication) == [0, 1, 2, 3]
+    report = frame.attrs["manifest"]["timings"]["precision"]
+    assert report["rounds"] == [1, 2, 4] and not report["met"] and report["unmet"]
+    assert main(["sweep", str(spec), "--out", str(tmp_path / "t"), "--quiet",
+                 "--precision", "2"]) == 2
+    assert "--precision: a half-width of a share" in capsys.readouterr().err

@@ -67,8 +67,8 @@ def record_of(world: World, policy: str, replication: int, seed: int,
 def run_replication(config: DesConfig, policy: Union[str, GateFunction, Gate], replication: int,
                     seed: Optional[np.random.SeedSequence] = None) -> Dict[str, object]:
     """One replication of `config` under `policy`; its seed is spawned from config.seed."""
-    if seed is None:
-        seed = replication_seeds(config)[replication]
+    if seed is None:    # the r-th child, whatever the config's replication count
+        seed = np.random.SeedSequence(config.seed).spawn(replication + 1)[replication]
     start = time.process_time()
     world = build_world(config, policy, seed)
     world.env.run(until=config.timing.duration)
