@@ -8,7 +8,7 @@ from pathlib import Path
 from model import ConfigError
 
 from .sweep import spec as sweep_spec
-from .sweep.execute import check_scheduler, plan, run_sweep
+from .sweep.execute import check_scheduler, des_code, plan, run_sweep
 from .sweep.precision import unmet
 from .sweep.results import rows, write
 
@@ -80,8 +80,10 @@ def run(args: argparse.Namespace) -> int:
             check_scheduler(args.scheduler)
         except ValueError as exc:
             raise UsageError(str(exc)) from None
-    timings = run_sweep(spec, args.out, args.workers, args.scheduler, progress=not args.quiet)
-    runs, _ = plan(spec, args.out)
+    code = des_code()     # one value for the whole invocation
+    timings = run_sweep(spec, args.out, args.workers, args.scheduler, progress=not args.quiet,
+                        code=code)
+    runs, _ = plan(spec, args.out, code)
     report = None
     if args.precision is not None:
         rounds = [spec.replications]
@@ -93,10 +95,10 @@ def run(args: argparse.Namespace) -> int:
                                                               2 * spec.replications))
             rounds.append(spec.replications)
             more = run_sweep(spec, args.out, args.workers, args.scheduler,
-                             progress=not args.quiet)
+                             progress=not args.quiet, code=code)
             timings = {**more, "wall_seconds": timings["wall_seconds"] + more["wall_seconds"],
                        "ran": timings["ran"] + more["ran"]}
-            runs, _ = plan(spec, args.out)
+            runs, _ = plan(spec, args.out, code)
         report = {"target_half_width": args.precision, "cap": args.max_replications,
                   "rounds": rounds, "replications": spec.replications, "met": not missing,
                   "unmet": missing}

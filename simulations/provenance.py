@@ -5,6 +5,7 @@ name and renamed, so an interrupted or failed run never leaves a partial file be
 """
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import platform
@@ -13,7 +14,7 @@ import sys
 import tempfile
 from importlib import metadata
 from pathlib import Path
-from typing import Dict, Mapping
+from typing import Dict, Mapping, Sequence
 
 PACKAGES = ("numpy", "simpy", "networkx", "matplotlib", "pandas", "hypothesis")
 ROOT = Path(__file__).resolve().parent.parent
@@ -33,6 +34,19 @@ def code_version(root: Path = ROOT) -> Dict[str, object]:
     except (OSError, subprocess.SubprocessError):
         return {"commit": None, "dirty": None}
     return {"commit": commit, "dirty": dirty}
+
+
+def sources_hash(entries: Sequence[str], root: Path = ROOT) -> str:
+    """sha256 (16 hex digits) of every Python source under `entries` (folders or files,
+    relative to the repository root): paths and contents, in order. A result keyed by it is
+    recomputed when its code changes, and kept across commits that do not touch that code."""
+    digest = hashlib.sha256()
+    for entry in entries:
+        path = root / entry
+        files = sorted(path.rglob("*.py")) if path.is_dir() else [path]
+        for file in files:
+            digest.update(str(file.relative_to(root)).encode() + b"\0" + file.read_bytes())
+    return digest.hexdigest()[:16]
 
 
 def package_versions() -> Dict[str, str]:

@@ -153,3 +153,16 @@ def test_sweep_precision_doubles_replications_until_met_or_capped(tmp_path, caps
     assert main(["sweep", str(spec), "--out", str(tmp_path / "t"), "--quiet",
                  "--precision", "2"]) == 2
     assert "--precision: a half-width of a share" in capsys.readouterr().err
+
+
+def test_run_keys_survive_a_commit_made_during_a_sweep(tmp_path, monkeypatch):
+    """Regression: keys once hashed the git commit, so committing while a sweep ran made its
+    own finished runs unfindable (FileNotFoundError when writing results.csv)."""
+    from simulations import provenance
+    from simulations.sweep import spec as sweep_spec
+    from simulations.sweep.execute import plan
+    spec = sweep_spec.load(SMOKE)
+    before = [r["key"] for r in plan(spec, tmp_path)[0]]
+    monkeypatch.setattr(provenance, "code_version",
+                        lambda *a, **k: {"commit": "0" * 40, "dirty": True})
+    assert [r["key"] for r in plan(spec, tmp_path)[0]] == before

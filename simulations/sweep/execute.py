@@ -1,8 +1,8 @@
 """Run a sweep through any `concurrent.futures.Executor`: local processes or a Dask cluster.
 
-Each run has a content-addressed key (its config, policy, replication, seed and the code
-version). The parent process writes every finished run to `DIR/runs/<key>.json` through a
-temporary file and a rename, so a run file is complete or absent whatever moment the sweep is
+Each run has a content-addressed key (its config, policy, replication, seed and a hash of the
+DES sources, `DES_SOURCES`). The parent process writes every finished run to
+`DIR/runs/<key>.json` through a temporary file and a rename, so a run file is complete or absent whatever moment the sweep is
 killed at; a re-run skips the keys it finds. The tidy table is assembled from the run files at
 the end.
 """
@@ -18,7 +18,7 @@ from typing import Callable, Dict, Iterator, List, Optional, Sequence, Tuple
 
 from ..des import config as des_config
 from ..des.runner import run_replication
-from ..provenance import code_version, write_atomic
+from ..provenance import sources_hash, write_atomic
 from .spec import SweepSpec, tasks
 
 
@@ -74,9 +74,22 @@ def make_executor(workers: int, scheduler: Optional[str]) -> Iterator[Executor]:
             yield pool
 
 
-def plan(spec: SweepSpec, out: Path) -> Tuple[List[dict], List[dict]]:
-    """(all runs, runs still to do): each a dict with its key, point, policy and replication."""
-    code = code_version()
+# What a DES run's record depends on: a run is keyed by a hash of these sources, so a commit
+# that does not touch them keeps every finished run (and one that does re-runs them all).
+DES_SOURCES = ("model", "simulations/des")
+
+
+def des_code() -> dict:
+    """The code part of every run key: a hash of DES_SOURCES as they are now."""
+    return {"des_sources": sources_hash(DES_SOURCES)}
+
+
+def plan(spec: SweepSpec, out: Path, code: Optional[dict] = None
+         ) -> Tuple[List[dict], List[dict]]:
+    """(all runs, runs still to do): each a dict with its key, point, policy and replication.
+    `code` (default: the DES sources' hash now) is part of every key; pass the same value to
+    every call of one invocation, so edits made meanwhile cannot change its keys."""
+    code = code or des_code()
     runs, todo = [], []
     for point, policy, r in tasks(spec):
         data = point.config.as_dict()
@@ -120,9 +133,9 @@ def run_pending(pending: Sequence[dict], call: Callable[[dict], tuple],
 
 
 def run_sweep(spec: SweepSpec, out: Path, workers: int = 1, scheduler: Optional[str] = None,
-              progress: bool = True) -> Dict[str, object]:
+              progress: bool = True, code: Optional[dict] = None) -> Dict[str, object]:
     """Run what is left of the sweep; returns counts and timings."""
-    runs, todo = plan(spec, out)
+    runs, todo = plan(spec, out, code)
     (out / "runs").mkdir(parents=True, exist_ok=True)
     start = time.perf_counter()
     cpu = [0.0]
