@@ -118,7 +118,8 @@ def test_liveness_does_not_count_on_faults_to_free_a_waiting_client():
     free waits forever, and is reported while that budget remains (the witness ends in a state
     where an idle timeout is still enabled and was never spent)."""
     from model import IdleTimeout, enabled_actions, initial_state, apply
-    scope = Scope(system=default_system(), drops=1, idle_timeouts=1)
+    scope = Scope(system=default_system(), drops=1, idle_timeouts=1, client_restarts=0,
+                  compactions=0)       # the foreign cursor leaves the client on a dead stream
     result = explore(scope, "naive")
     assert result.liveness.verdict == VIOLATED
     actions = result.liveness.finding.actions

@@ -170,6 +170,8 @@ max_states = 200000
 buffer_capacity = 2
 [scope]
 clients = 2
+messages_per_session = 1
+messages_per_call = 1
 restarts = 1
 client_restarts = 1
 compactions = 1
