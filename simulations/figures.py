@@ -12,7 +12,9 @@ safety costs (sessions abandoned, re-initializations per session-hour, calls the
 executed again per session-hour). Policies are offset slightly along x and drawn with distinct
 markers, so coinciding lines stay visible; a panel names the policies at 0 in every point.
 Stall and recovery CDFs are drawn per grid point (small multiples). Every figure carries its
-deployment and the manifest's hash; the plotted points go to `figures/data.json`.
+deployment and the manifest's hash; the plotted points go to `figures/data.json`. Figures are
+`matplotlib.figure.Figure` objects, never pyplot state: importing this module leaves the
+backend alone (notebooks keep plotting inline).
 """
 from __future__ import annotations
 
@@ -22,18 +24,15 @@ import json
 from pathlib import Path
 from typing import Dict, List, Sequence
 
-import matplotlib
+import numpy as np
+import pandas as pd
+from matplotlib.figure import Figure
+from matplotlib.transforms import ScaledTranslation
 
-matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
-import numpy as np  # noqa: E402
-import pandas as pd  # noqa: E402
-from matplotlib.transforms import ScaledTranslation  # noqa: E402
+from model.monitor import DURATION_EDGES
 
-from model.monitor import DURATION_EDGES  # noqa: E402
-
-from .des.stats import rate_upper_bound, replication_interval, share_upper_bound  # noqa: E402
-from .sweep.results import load_results  # noqa: E402
+from .des.stats import rate_upper_bound, replication_interval, share_upper_bound
+from .sweep.results import load_results
 
 MARKERS = "osD^vP*X"
 
@@ -80,7 +79,6 @@ def _save(fig, out: Path, name: str) -> List[str]:
     paths = [out / f"{name}.png", out / f"{name}.svg"]
     fig.savefig(paths[0], dpi=110)
     fig.savefig(paths[1])
-    plt.close(fig)
     return [str(p) for p in paths]
 
 
@@ -175,8 +173,8 @@ def _rates_figure(frame, params, x, title, digest, deployment, out, data) -> Lis
     label = x[len("param."):]
     numeric = pd.api.types.is_numeric_dtype(frame[x])
     values = list(dict.fromkeys(frame[x].tolist()))
-    fig, axes = plt.subplots(len(cuts), len(PANELS), figsize=(4.1 * len(PANELS),
-                             3.3 * len(cuts) + 1.3), squeeze=False)
+    fig = Figure(figsize=(4.1 * len(PANELS), 3.3 * len(cuts) + 1.3))
+    axes = fig.subplots(len(cuts), len(PANELS), squeeze=False)
     record = data["rates"].setdefault(label, [])
     for r, facet in enumerate(cuts):
         entry = {"facet": {k[len("param."):]: _plain(v) for k, v in facet.items()},
@@ -219,8 +217,8 @@ def _cdf_figure(frame, params, prefix, xlabel, title, digest, deployment, out, d
     columns = [f"{prefix}.le_{edge:g}" for edge in DURATION_EDGES]
     cuts = facets(frame, params, params[0])
     xs = list(dict.fromkeys(frame[params[0]].tolist()))
-    fig, axes = plt.subplots(len(cuts), len(xs), figsize=(3.2 * len(xs) + 0.8,
-                             2.8 * len(cuts) + 1.2), squeeze=False, sharey=True)
+    fig = Figure(figsize=(3.2 * len(xs) + 0.8, 2.8 * len(cuts) + 1.2))
+    axes = fig.subplots(len(cuts), len(xs), squeeze=False, sharey=True)
     found = {}
     for r, facet in enumerate(cuts):
         for c, value in enumerate(xs):

@@ -29,3 +29,28 @@ def test_notebooks_stay_thin(path):
                        if c["cell_type"] == "code")
     for forbidden in ("def apply", "def decide", "def enabled_actions", "State(", "Client("):
         assert forbidden not in source
+
+
+def test_importing_the_package_leaves_the_matplotlib_backend_alone():
+    import subprocess
+    import sys
+    code = ("import matplotlib; matplotlib.use('svg'); import simulations.figures, "
+            "simulations.explore.diagram, simulations.report; print(matplotlib.get_backend())")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         check=True).stdout.strip()
+    assert out == "svg"
+
+
+def test_notebook_04_draws_its_state_graph_inline():
+    """Executed by a Jupyter kernel with its default (inline) backend, the state-graph cell
+    leaves a PNG in its outputs (it used to render nothing: the package forced Agg)."""
+    import nbformat
+    from nbclient import NotebookClient
+    path = next(p for p in NOTEBOOKS if p.stem == "04_interleavings")
+    notebook = nbformat.read(path, as_version=4)
+    NotebookClient(notebook, timeout=600, kernel_name="python3",
+                   resources={"metadata": {"path": str(path.parent)}}).execute()
+    graph_cells = [c for c in notebook.cells if c.cell_type == "code" and "nx.draw" in c.source]
+    assert graph_cells
+    assert any("image/png" in output.get("data", {}) for c in graph_cells
+               for output in c.outputs)

@@ -6,18 +6,15 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Dict, List, Tuple
 
-import matplotlib
+from matplotlib.figure import Figure
 
-matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
+from model import findings_of
+from model import history as h
+from model.event_ids import render
 
-from model import findings_of  # noqa: E402
-from model import history as h  # noqa: E402
-from model.event_ids import render  # noqa: E402
-
-from ..narrative import describe_action  # noqa: E402
-from .scope import Scope  # noqa: E402
-from .trace import replay  # noqa: E402
+from ..narrative import describe_action
+from .scope import Scope
+from .trace import replay
 
 RED, GREY, BLUE = "#c0392b", "#7f8c8d", "#2c3e50"
 
@@ -82,7 +79,8 @@ def sequence_diagram(scope: Scope, policy, actions: List, title: str,
     """Draw the trace; writes `path`.png and `path`.svg and returns both paths."""
     lanes = _lanes(scope)
     steps = replay(scope, policy, actions)
-    fig, ax = plt.subplots(figsize=(1.6 * len(lanes) + 2.5, 0.75 * len(steps) + 1.6))
+    fig = Figure(figsize=(1.6 * len(lanes) + 2.5, 0.75 * len(steps) + 1.6))
+    ax = fig.subplots()
     for name, x in lanes.items():
         ax.plot([x, x], [0.2, len(steps) + 0.8], color="#d0d3d4", lw=1, zorder=0)
         ax.text(x, 0.0, name, ha="center", va="bottom", fontsize=9, fontweight="bold")
@@ -102,5 +100,4 @@ def sequence_diagram(scope: Scope, policy, actions: List, title: str,
     png, svg = path.with_suffix(".png"), path.with_suffix(".svg")
     fig.savefig(png, dpi=130)
     fig.savefig(svg)
-    plt.close(fig)
     return png, svg
