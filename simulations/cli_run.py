@@ -35,7 +35,8 @@ def add_parser(verbs) -> None:
     p.add_argument("--policies", metavar="A,B,...", help="policies to compare (default: the "
                    "config's run.policies)")
     p.add_argument("--out", type=Path, metavar="DIR",
-                   help="results folder (default: results/runs/<config name>)")
+                   help="results folder (default: results/quick/runs/<config name>; the "
+                        "committed results/runs/ folders are written only by `make results`)")
     p.add_argument("--precision", type=float, metavar="H",
                    help="add replications (doubling) until every headline interval (share of "
                         "sessions per violation and policy row) has half-width <= H, e.g. 0.01, "
@@ -103,12 +104,16 @@ def run(args: argparse.Namespace) -> int:
     else:
         records = run_comparison(config)
     summary = summarize(records, config.baseline)
-    out = args.out or Path("results/runs") / args.config.stem
+    out = args.out or Path("results/quick/runs") / args.config.stem
     seeds = [{"replication": r, "entropy": s.entropy, "spawn_key": list(s.spawn_key)}
              for r, s in enumerate(replication_seeds(config))]
     meta = manifest(f"run {args.config}", config.as_dict(), seeds)
+    timings = {"cpu_seconds": {f"{r['policy']}/{r['replication']}": r["cpu_seconds"]
+                               for r in records}}
+    records = [{k: v for k, v in r.items() if k != "cpu_seconds"} for r in records]
     text = "".join(json.dumps(r, sort_keys=True) + "\n" for r in records)
     write_atomic(out / "records.jsonl", text)
+    write_json(out / "timings.json", timings)
     write_json(out / "summary.json", {"config": config.as_dict(), "summary": summary,
                                       "precision": precision})
     write_json(out / "manifest.json", meta)

@@ -21,7 +21,7 @@ def add_parser(verbs) -> None:
                     "resumes; the tidy table is DIR/results.csv, its provenance "
                     "DIR/manifest.json.",
         epilog="example: python -m simulations sweep simulations/sweeps/restart_frequency.toml "
-               "--out results/sweeps/restart_frequency --workers 2")
+               "--out results/quick/restart_frequency --workers 2")
     p.add_argument("spec", type=Path, metavar="SPEC.toml")
     p.add_argument("--out", type=Path, required=True, metavar="DIR")
     p.add_argument("--workers", type=int, default=1, metavar="N",
@@ -102,8 +102,7 @@ def run(args: argparse.Namespace) -> int:
         report = {"target_half_width": args.precision, "cap": args.max_replications,
                   "rounds": rounds, "replications": spec.replications, "met": not missing,
                   "unmet": missing}
-        timings["precision"] = report
-    path = write(spec, runs, args.out, timings)
+    path = write(spec, runs, args.out, timings, report)
     print(_summary(spec, rows(spec, runs, args.out)))
     if report is not None:
         print(f"\nprecision {args.precision:g}: " + (

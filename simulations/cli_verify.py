@@ -41,7 +41,8 @@ def add_parser(verbs) -> None:
     p.add_argument("--scheduler", metavar="tcp://HOST:PORT",
                    help="run the cells on this Dask scheduler instead of local processes")
     p.add_argument("--out", type=Path, default=None, metavar="DIR",
-                   help="results folder (default: results/verification/<space name>)")
+                   help="results folder (default: results/quick/verification/<space name>; the "
+                        "committed matrix is written only by `make verification`)")
     p.add_argument("--json", action="store_true",
                    help="print one JSON object per (gate, deployment) cell")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
@@ -84,7 +85,7 @@ def run(args: argparse.Namespace) -> int:
                 raise UsageError(f"space {args.space}: {exc}") from exc
     if args.workers < 1:
         raise UsageError("--workers must be >= 1")
-    out = args.out or Path("results/verification") / args.space.stem
+    out = args.out or Path("results/quick/verification") / args.space.stem
     if out.exists() and not out.is_dir():
         raise UsageError(f"--out {out} exists and is not a folder")
     if args.scheduler:

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Dict, List
+from typing import Dict, List, Optional
 
 import pandas as pd
 
@@ -51,16 +51,21 @@ def rows(spec: SweepSpec, runs: List[dict], out: Path) -> pd.DataFrame:
     return frame[fixed + sorted(c for c in frame.columns if c not in fixed)]
 
 
-def write(spec: SweepSpec, runs: List[dict], out: Path, timings: Dict[str, object]) -> Path:
-    """results.csv and manifest.json (spec, seeds, code, packages, timings, host)."""
+def write(spec: SweepSpec, runs: List[dict], out: Path, timings: Dict[str, object],
+          precision: Optional[dict] = None) -> Path:
+    """results.csv, manifest.json (spec, seeds, code, packages, host, base config and the
+    precision report: what the results are) and timings.json (how long this invocation took:
+    kept out of the manifest, so its hash changes only when the results can)."""
     frame = rows(spec, runs, out)
     write_atomic(out / "results.csv", frame.to_csv(index=False, lineterminator="\n"))
     seeds = {"root": spec.seed, "replications": spec.replications,
              "derivation": "numpy SeedSequence(root).spawn(replications)[r], the same for "
                            "every point and policy"}
     meta = manifest(f"sweep {spec.path}", spec.as_dict(), seeds)
-    meta["timings"] = timings
     meta["base_config"] = spec.base_config.as_dict()
+    if precision is not None:
+        meta["precision"] = precision
+    write_json(out / "timings.json", timings)
     write_json(out / "manifest.json", meta)
     return out / "results.csv"
 
