@@ -5,6 +5,7 @@ import argparse
 from pathlib import Path
 
 from .figures import make_figures
+from .inputs import check_sweep_folder, folder_kind
 
 
 def add_parser(verbs) -> None:
@@ -18,11 +19,19 @@ def add_parser(verbs) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from .cli import UsageError
-    for name in ("results.csv", "manifest.json"):
-        if not (args.folder / name).is_file():
-            raise UsageError(f"{args.folder / name} is missing: run a sweep with --out "
-                             f"{args.folder} first")
-    made = make_figures(args.folder)
+    folder = args.folder
+    if not folder.is_dir():
+        raise UsageError(f"{folder}: {'is a file, not' if folder.exists() else 'no such'} "
+                         "sweep folder")
+    if folder_kind(folder) == "run":
+        raise UsageError(f"{folder} is a `run` folder: `figures` draws sweeps (DIR/results.csv); "
+                         f"a run's tables are in its report (`python -m simulations report "
+                         f"{folder}`)")
+    try:
+        check_sweep_folder(folder)
+    except ValueError as exc:
+        raise UsageError(str(exc)) from None
+    made = make_figures(folder)
     for path in made["files"]:
         print(f"wrote {path}")
     return 0

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import argparse
 import json
+from dataclasses import fields
 from pathlib import Path
 from typing import Dict, Optional
 
@@ -14,6 +15,7 @@ from .des.runner import replication_seeds, run_comparison
 from .des.precision import run_to_precision
 from .des.stats import summarize
 from . import render as render_tables
+from .inputs import check_out
 from .provenance import manifest, write_atomic, write_json
 
 
@@ -34,6 +36,8 @@ def add_parser(verbs) -> None:
     p.add_argument("--seed", type=int, metavar="S")
     p.add_argument("--policies", metavar="A,B,...", help="policies to compare (default: the "
                    "config's run.policies)")
+    p.add_argument("--baseline", metavar="ROW", help="the row paired differences are taken "
+                   "against (default: the config's run.baseline, strict)")
     p.add_argument("--out", type=Path, metavar="DIR",
                    help="results folder (default: results/quick/runs/<config name>; the "
                         "committed results/runs/ folders are written only by `make results`)")
@@ -58,6 +62,7 @@ def render(config: des_config.DesConfig, summary: Dict[str, dict], name: str,
             f"deployment: {s.instances} instances, lb {s.lb}, store {s.store}, buffer {s.buffer} "
             f"(keyed by {s.buffer_keying}, capacity {s.buffer_capacity}), ids {s.event_ids}; "
             f"restart every {t.restart_period:g} s, {t.arrival_rate:g} sessions/s",
+            "timing: " + ", ".join(f"{f.name} {getattr(t, f.name):g}" for f in fields(t)),
             "clients: " + ", ".join(f"{r} -> {summary[r]['client_profile']}" for r in rows)]
     if precision is not None:
         head.append(_precision_line(precision))
@@ -79,7 +84,7 @@ def _precision_line(p: dict) -> str:
 def run(args: argparse.Namespace) -> int:
     from .cli import UsageError
     policies = None
-    if args.policies:
+    if args.policies is not None:
         policies = [p.strip() for p in args.policies.split(",") if p.strip()]
         if not policies:
             raise UsageError("--policies: names no policy")
@@ -94,9 +99,15 @@ def run(args: argparse.Namespace) -> int:
     if args.max_replications < 2:
         raise UsageError(f"--max-replications: at least 2; got {args.max_replications}")
     try:
-        config = des_config.load(args.config, args.set, args.replications, args.seed, policies)
+        config = des_config.load(args.config, args.set, args.replications, args.seed, policies,
+                                 args.baseline)
     except ConfigError as exc:
         raise UsageError(str(exc)) from exc
+    out = args.out or Path("results/quick/runs") / args.config.stem
+    try:
+        check_out(out, "run")
+    except ValueError as exc:
+        raise UsageError(str(exc)) from None
     precision = None
     if args.precision is not None:
         config, records, precision = run_to_precision(config, args.precision,
@@ -104,7 +115,6 @@ def run(args: argparse.Namespace) -> int:
     else:
         records = run_comparison(config)
     summary = summarize(records, config.baseline)
-    out = args.out or Path("results/quick/runs") / args.config.stem
     seeds = [{"replication": r, "entropy": s.entropy, "spawn_key": list(s.spawn_key)}
              for r, s in enumerate(replication_seeds(config))]
     meta = manifest(f"run {args.config}", config.as_dict(), seeds)

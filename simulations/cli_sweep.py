@@ -7,6 +7,7 @@ from pathlib import Path
 
 from model import ConfigError
 
+from .inputs import check_out
 from .sweep import spec as sweep_spec
 from .sweep.execute import check_scheduler, des_code, plan, run_sweep
 from .sweep.precision import unmet
@@ -75,11 +76,12 @@ def run(args: argparse.Namespace) -> int:
                          f"got {args.precision:g}")
     if args.max_replications < 2:
         raise UsageError(f"--max-replications: at least 2; got {args.max_replications}")
-    if args.scheduler:
-        try:
+    try:
+        check_out(args.out, "sweep")
+        if args.scheduler:
             check_scheduler(args.scheduler)
-        except ValueError as exc:
-            raise UsageError(str(exc)) from None
+    except ValueError as exc:
+        raise UsageError(str(exc)) from None
     code = des_code()     # one value for the whole invocation
     timings = run_sweep(spec, args.out, args.workers, args.scheduler, progress=not args.quiet,
                         code=code)

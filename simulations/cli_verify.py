@@ -8,6 +8,7 @@ from pathlib import Path
 from model import POLICIES, ConfigError
 
 from .gates import GateLoadError, load_gate
+from .inputs import InputFileError, check_out
 from .sweep.execute import check_scheduler
 from .verify.matrix import failing, summary, write_outputs
 from .verify.run import run_space
@@ -75,6 +76,8 @@ def run(args: argparse.Namespace) -> int:
     gates = _gates(args)
     try:
         space = load(args.space, gates)
+    except InputFileError as exc:
+        raise UsageError(str(exc)) from None
     except ConfigError as exc:
         raise UsageError(f"bad space {args.space}: {exc}") from exc
     for gate in space.gates:
@@ -86,8 +89,10 @@ def run(args: argparse.Namespace) -> int:
     if args.workers < 1:
         raise UsageError("--workers must be >= 1")
     out = args.out or Path("results/quick/verification") / args.space.stem
-    if out.exists() and not out.is_dir():
-        raise UsageError(f"--out {out} exists and is not a folder")
+    try:
+        check_out(out, "verify")
+    except ValueError as exc:
+        raise UsageError(str(exc)) from None
     if args.scheduler:
         try:
             check_scheduler(args.scheduler)

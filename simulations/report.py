@@ -17,7 +17,7 @@ from typing import List, Optional
 from model import properties
 from model.properties import LABELS
 
-from . import figures, render
+from . import figures, inputs, render
 from .figures import manifest_hash
 from .provenance import write_atomic
 from .verify import lookup
@@ -168,9 +168,18 @@ def _image(png: Path, inline: bool) -> str:
 
 
 def describe_folder(folder: Path) -> Optional[str]:
-    """None if `folder` can be reported on, else what is missing."""
-    if not (folder / "manifest.json").is_file():
-        return f"{folder}/manifest.json is missing"
-    if not ((folder / "summary.json").is_file() or (folder / "results.csv").is_file()):
+    """None if `folder` can be reported on, else the one line that says why not."""
+    folder = Path(folder)
+    if not folder.is_dir():
+        return f"{folder}: {'is a file, not' if folder.exists() else 'no such'} results folder"
+    kind = inputs.folder_kind(folder)
+    if kind is None:
         return f"{folder} has neither summary.json (a `run`) nor results.csv (a `sweep`)"
+    try:
+        if kind == "run":
+            inputs.check_run_folder(folder)
+        else:
+            inputs.check_sweep_folder(folder)
+    except ValueError as exc:
+        return str(exc)
     return None

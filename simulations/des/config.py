@@ -13,6 +13,8 @@ from typing import Any, Dict, Mapping, Optional, Sequence, Tuple
 
 from model import POLICIES, ConfigError, SystemConfig
 
+from ..inputs import read_toml
+
 
 @dataclass(frozen=True)
 class ReconnectProfile:
@@ -127,7 +129,9 @@ class DesConfig:
         if len(set(self.policies)) != len(self.policies):
             raise ConfigError("run.policies", "names a policy row twice")
         if self.baseline not in self.policies:
-            raise ConfigError("run.baseline", f"{self.baseline!r} is not among run.policies")
+            raise ConfigError("run.baseline", f"{self.baseline!r} is not among the policies "
+                                              f"({', '.join(self.policies)}): add it, or name "
+                                              "another baseline (run.baseline, --baseline)")
         for key, value, low in (("run.replications", self.replications, 1),
                                 ("run.seed", self.seed, 0)):
             if isinstance(value, bool) or not isinstance(value, int) or value < low:
@@ -196,6 +200,8 @@ def from_mapping(data: Mapping[str, Any]) -> DesConfig:
     policies = run.get("policies", list(POLICIES))
     if not isinstance(policies, (list, tuple)) or not all(isinstance(p, str) for p in policies):
         raise ConfigError("run.policies", f"expected a list of policy names, got {policies!r}")
+    if not policies:
+        raise ConfigError("run.policies", "needs at least one policy")
     return DesConfig(system, Timing(**timing_data), client.get("profile", "spec"),
                      tuple(policies), run.get("replications", 10), run.get("seed", 1),
                      run.get("baseline", "strict" if "strict" in policies else policies[0]))
@@ -224,18 +230,30 @@ def apply_overrides(data: Dict[str, Any], overrides: Sequence[str]) -> Dict[str,
     return out
 
 
+# The one default: a config file (or none) is read on top of this file, so a partial config
+# means "the default comparison, except ...", and every key it leaves out has the value
+# documented there.
+DEFAULT_CONFIG = Path(__file__).resolve().parent.parent / "configs" / "rolling_restart.toml"
+
+
+def with_defaults(data: Mapping[str, Any]) -> Dict[str, Any]:
+    """`data` on top of DEFAULT_CONFIG, section by section (a key it sets wins)."""
+    out = {section: dict(values) for section, values in read_toml(DEFAULT_CONFIG).items()}
+    for section, values in data.items():
+        if isinstance(values, Mapping) and isinstance(out.get(section), dict):
+            out[section].update(values)
+        else:
+            out[section] = values
+    return out
+
+
 def load(path: Optional[Path], overrides: Sequence[str] = (),
          replications: Optional[int] = None, seed: Optional[int] = None,
-         policies: Optional[Sequence[str]] = None) -> DesConfig:
-    """Read a TOML config, apply --set overrides and the run options; validate everything."""
-    data: Dict[str, Any] = {}
-    if path is not None:
-        try:
-            data = tomllib.loads(Path(path).read_text())
-        except FileNotFoundError:
-            raise ConfigError(str(path), "no such config file") from None
-        except tomllib.TOMLDecodeError as exc:
-            raise ConfigError(str(path), f"not valid TOML ({exc})") from None
+         policies: Optional[Sequence[str]] = None, baseline: Optional[str] = None) -> DesConfig:
+    """Read a TOML config on top of DEFAULT_CONFIG, apply --set overrides and the run options;
+    validate everything. Policies that leave out the baseline are an error unless `baseline`
+    names one of them."""
+    data = with_defaults(read_toml(path) if path is not None else {})
     data = apply_overrides(data, overrides)
     run = data.setdefault("run", {})
     if replications is not None:
@@ -244,6 +262,6 @@ def load(path: Optional[Path], overrides: Sequence[str] = (),
         run["seed"] = seed
     if policies is not None:
         run["policies"] = list(policies)
-        if run.get("baseline") not in policies:
-            run["baseline"] = "strict" if "strict" in policies else policies[0]
+    if baseline is not None:
+        run["baseline"] = baseline
     return from_mapping(data)

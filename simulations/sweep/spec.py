@@ -17,7 +17,6 @@ policies (and all points) see the same arrivals, calls, drops and restarts.
 from __future__ import annotations
 
 import itertools
-import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Dict, List, Tuple
@@ -70,18 +69,17 @@ def _toml_literal(value: Any) -> str:
 def load(path: Path) -> SweepSpec:
     """Read and validate a sweep spec; every grid point's config is built and checked."""
     path = Path(path)
-    try:
-        data = tomllib.loads(path.read_text())
-    except FileNotFoundError:
-        raise ConfigError(str(path), "no such sweep spec") from None
-    except tomllib.TOMLDecodeError as exc:
-        raise ConfigError(str(path), f"not valid TOML ({exc})") from None
+    data = des_config.read_toml(path, "sweep spec")
     for key in data:
         if key not in _KEYS:
             raise ConfigError(key, f"unknown key in the sweep spec (known: {', '.join(_KEYS)})")
     if "base" not in data or not isinstance(data["base"], str):
         raise ConfigError("base", "the sweep spec needs base = \"path/to/config.toml\"")
     base = (path.parent / data["base"]).resolve()
+    try:
+        des_config.read_toml(base, "base config")
+    except ConfigError as exc:
+        raise ConfigError("base", f"{exc} (the spec's base = {data['base']!r})") from None
     policies = data.get("policies", list(POLICIES))
     if not isinstance(policies, list) or not policies or \
             not all(isinstance(p, str) for p in policies):
@@ -92,6 +90,8 @@ def load(path: Path) -> SweepSpec:
             des_config.parse_row(row)
         except ConfigError as exc:
             raise ConfigError("policies", exc.problem) from None
+    # a sweep compares rows point by point; its baseline only has to be one of them
+    baseline = "strict" if "strict" in policies else policies[0]
     for key in ("replications", "seed"):
         value = data.get(key, 1)
         if isinstance(value, bool) or not isinstance(value, int) or value < (key == "replications"):
@@ -110,7 +110,7 @@ def load(path: Path) -> SweepSpec:
         base_config = des_config.load(
             base, [f"{k}={_toml_literal(v)}" for k, v in overrides.items()],
             replications=data.get("replications", 1), seed=data.get("seed", 1),
-            policies=policies)
+            policies=policies, baseline=baseline)
     except ConfigError as exc:
         raise ConfigError(exc.key, f"{exc.problem} (the base with [set] applied)") from None
     points = []
@@ -119,7 +119,8 @@ def load(path: Path) -> SweepSpec:
         settings = [f"{k}={_toml_literal(v)}" for k, v in list(overrides.items()) + list(values)]
         try:
             config = des_config.load(base, settings, replications=data.get("replications", 1),
-                                     seed=data.get("seed", 1), policies=policies)
+                                     seed=data.get("seed", 1), policies=policies,
+                                     baseline=baseline)
         except ConfigError as exc:
             where = ", ".join(f"{k}={v!r}" for k, v in values)
             raise ConfigError(exc.key, f"{exc.problem} (grid point {where})") from None

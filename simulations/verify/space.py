@@ -32,7 +32,6 @@ once (the first block names it); under different budgets it is two cells.
 from __future__ import annotations
 
 import itertools
-import tomllib
 from dataclasses import dataclass, fields
 from pathlib import Path
 from typing import Any, Dict, List, Optional, Tuple
@@ -40,6 +39,7 @@ from typing import Any, Dict, List, Optional, Tuple
 from model import POLICIES, ConfigError, SystemConfig
 
 from ..explore.scope import BUDGET_NAMES, Scope
+from ..inputs import read_toml
 
 _TOP = ("title", "policies", "gates", "client", "max_states", "deployment", "scope", "blocks")
 _BLOCK = ("name", "axes", "scope")
@@ -194,14 +194,5 @@ def parse(data: Dict[str, Any], path: Optional[Path] = None,
 def load(path: Path, gates: Optional[List[str]] = None) -> Space:
     """Read and validate a space file."""
     path = Path(path)
-    if path.is_dir():
-        raise ConfigError(str(path), "is a folder, not a space file (.toml)")
-    try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise ConfigError(str(path), "no such space file") from None
-    except UnicodeDecodeError:
-        raise ConfigError(str(path), "is not a UTF-8 text file") from None
-    except tomllib.TOMLDecodeError as exc:
-        raise ConfigError(str(path), f"not valid TOML ({exc})") from None
+    data = read_toml(path, "space file")
     return parse(data, path, gates)
