@@ -41,8 +41,8 @@ def test_run_json_carries_the_same_numbers(tmp_path, capsys):
 
 def test_run_json_gives_every_property_per_session_hour_and_as_a_share_with_its_client(
         tmp_path, capsys):
-    assert main(["run", DEFAULT, *SHORT, "--policies", "naive,sdk,sdk+spec", "--json",
-                 "--out", str(tmp_path / "o")]) == 0
+    assert main(["run", DEFAULT, *SHORT, "--policies", "naive,sdk,sdk+spec", "--baseline",
+                 "sdk", "--json", "--out", str(tmp_path / "o")]) == 0
     summary = json.loads(capsys.readouterr().out)["summary"]
     assert {p: s["client_profile"] for p, s in summary.items()} == \
         {"naive": "spec", "sdk": "sdk-python", "sdk+spec": "spec"}
@@ -66,15 +66,16 @@ def test_precision_adds_replications_until_met_or_capped(tmp_path, capsys):
     met = json.loads(capsys.readouterr().out)["precision"]
     assert met["met"] and met["rounds"] == [2]
     assert main(["run", DEFAULT, "--set", "timing.duration=200", "--replications", "2",
-                 "--policies", "naive", "--precision", "0.0001", "--max-replications", "4",
-                 "--json", "--out", str(tmp_path / "capped")]) == 0
+                 "--policies", "naive", "--baseline", "naive", "--precision", "0.0001",
+                 "--max-replications", "4", "--json", "--out", str(tmp_path / "capped")]) == 0
     data = json.loads(capsys.readouterr().out)
     capped = data["precision"]
     assert not capped["met"] and capped["rounds"] == [2, 4] and capped["unmet"]["naive"]
     assert sorted({r["replication"] for r in data["records"]}) == [0, 1, 2, 3]
     # the first two replications are the ones a plain 2-replication run gives
     assert main(["run", DEFAULT, "--set", "timing.duration=200", "--replications", "2",
-                 "--policies", "naive", "--json", "--out", str(tmp_path / "plain")]) == 0
+                 "--policies", "naive", "--baseline", "naive", "--json",
+                 "--out", str(tmp_path / "plain")]) == 0
     plain = json.loads(capsys.readouterr().out)["records"]
     strip = lambda r: {k: v for k, v in r.items() if k != "cpu_seconds"}  # noqa: E731
     assert [strip(r) for r in data["records"][:2]] == [strip(r) for r in plain]

@@ -48,7 +48,7 @@ def test_report_of_a_sweep_embeds_its_figures(tmp_path, capsys):
 
 def test_report_of_a_folder_without_results_is_a_usage_error(tmp_path, capsys):
     assert main(["report", str(tmp_path)]) == 2
-    assert "manifest.json is missing" in capsys.readouterr().err
+    assert "has neither summary.json (a `run`) nor results.csv" in capsys.readouterr().err
 
 
 def test_regenerated_results_do_not_make_the_code_dirty(tmp_path):

@@ -139,7 +139,7 @@ def test_figures_plot_replication_means_per_grid_point_never_pooled(local_run):
 
 def test_figures_of_a_folder_without_results_is_a_usage_error(tmp_path, capsys):
     assert main(["figures", str(tmp_path)]) == 2
-    assert "results.csv is missing" in capsys.readouterr().err
+    assert "the manifest is missing" in capsys.readouterr().err
 
 
 def test_sweep_precision_doubles_replications_until_met_or_capped(tmp_path, capsys):

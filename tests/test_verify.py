@@ -151,7 +151,7 @@ def test_a_bad_space_is_one_line_exit_2_and_nothing_written(tmp_path, capsys, te
     (["--gate", "no.such:gate"], "cannot import"),
     (["--gate", "simulations.scenarios:SCENARIOS"], "not a callable"),
     (["--space", "/nonexistent.toml"], "no such space file"),
-    (["--space", "simulations"], "is a folder"),
+    (["--space", "simulations"], "is a directory, not a space file"),
     (["--workers", "0"], "--workers must be >= 1"),
     (["--scheduler", "tcp://127.0.0.1:9"], "no Dask scheduler reachable"),
 ])
