@@ -2,9 +2,9 @@
 
 Each run has a content-addressed key (its config, policy, replication, seed and a hash of the
 DES sources, `DES_SOURCES`). The parent process writes every finished run to
-`DIR/runs/<key>.json` through a temporary file and a rename, so a run file is complete or absent whatever moment the sweep is
-killed at; a re-run skips the keys it finds. The tidy table is assembled from the run files at
-the end.
+`DIR/runs/<key>.json` through a temporary file and a rename, so a run file is complete or
+absent whatever moment the sweep is killed at; a re-run skips the keys it finds. The tidy
+table is assembled from the run files at the end.
 """
 from __future__ import annotations
 
