@@ -1,4 +1,6 @@
 """Configuration validation: every bad value names its key."""
+from pathlib import Path
+
 import pytest
 
 from model import ConfigError, SystemConfig
@@ -37,3 +39,30 @@ def test_replace_validates_and_round_trips():
 def test_results_end_calls_and_the_last_message_ends_the_work():
     config = SystemConfig(messages_per_session=5, messages_per_call=2)
     assert [config.is_result(i) for i in range(5)] == [False, True, False, True, True]
+
+
+def test_the_readme_config_reference_is_generated_and_complete():
+    """Every key a DES config accepts has a default and a meaning in the default file, and the
+    README's table is what the generator makes of them."""
+    from simulations.des.reference import comments, keys, reference_markdown
+    from simulations.verify.claims import block
+    notes = comments()
+    assert [k for k in keys() if not notes.get(k)] == []
+    readme = (Path(__file__).resolve().parent.parent / "README.md").read_text()
+    assert block(readme, "config-reference") == reference_markdown()
+
+
+def test_a_partial_config_is_the_default_file_but_for_its_keys(tmp_path):
+    from simulations.des import config as dc
+    partial = tmp_path / "p.toml"
+    partial.write_text("[timing]\nrestart_period = 150.0\n")
+    mine, default = dc.load(partial), dc.load(dc.DEFAULT_CONFIG)
+    assert mine.timing.restart_period == 150.0
+    assert mine.system == default.system and mine.seed == default.seed
+    assert mine.timing.arrival_rate == default.timing.arrival_rate
+
+
+def test_explorer_only_keys_are_refused_in_a_des_config(tmp_path):
+    from simulations.des import config as dc
+    with pytest.raises(ConfigError, match="clients arrive at timing.arrival_rate"):
+        dc.load(None, ["system.clients=4"])

@@ -156,8 +156,9 @@ class DesConfig:
 
     def as_dict(self) -> dict:
         """The TOML layout (`from_mapping(c.as_dict()) == c`); the client's reactions to
-        404/409 come from client.profile, so they are not repeated under system."""
-        system = {k: v for k, v in self.system.as_dict().items() if k not in ("on_404", "on_409")}
+        404/409 come from client.profile and clients arrive, so EXPLORER_ONLY keys are left
+        out."""
+        system = {k: v for k, v in self.system.as_dict().items() if k not in EXPLORER_ONLY}
         return {"system": system, "timing": asdict(self.timing),
                 "client": {"profile": self.client_profile},
                 "run": {"policies": list(self.policies), "replications": self.replications,
@@ -165,6 +166,14 @@ class DesConfig:
 
 
 _SECTIONS = ("system", "timing", "client", "run")
+
+# SystemConfig keys the explorer uses that a DES config must not set (and why)
+EXPLORER_ONLY = {
+    "clients": "is the explorer's fixed number of clients; in a DES run clients arrive at "
+               "timing.arrival_rate",
+    "on_404": "is set by client.profile in a DES run",
+    "on_409": "is set by client.profile in a DES run",
+}
 
 
 def from_mapping(data: Mapping[str, Any]) -> DesConfig:
@@ -175,9 +184,9 @@ def from_mapping(data: Mapping[str, Any]) -> DesConfig:
         if not isinstance(data[section], Mapping):
             raise ConfigError(str(section), "must be a table of key = value")
     system_data = dict(data.get("system", {}))
-    for key in ("on_404", "on_409"):
+    for key, why in EXPLORER_ONLY.items():
         if key in system_data:
-            raise ConfigError(f"system.{key}", "is set by client.profile in a DES run")
+            raise ConfigError(f"system.{key}", why)
     try:
         system = SystemConfig.from_mapping(system_data)
     except ConfigError as exc:
