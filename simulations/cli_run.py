@@ -23,10 +23,13 @@ from .provenance import manifest, write_atomic, write_json
 def add_parser(verbs) -> None:
     p = verbs.add_parser(
         "run", help="compare policies with the discrete-event engine (rates with intervals)",
-        description="Run replications of a DES config under each policy with common random "
-                    "numbers; print rates per 1,000 resumptions and per session-hour with 95%% "
-                    "intervals and paired differences against the baseline policy; write "
-                    "records.jsonl, summary.json and manifest.json.",
+        description="Run replications of a DES config (read on top of the default "
+                    "simulations/configs/rolling_restart.toml) under each policy row with "
+                    "common random numbers; print, per row and its client, the share of "
+                    "sessions that met each violation and the rate per session-hour with 95% "
+                    "intervals over replications, paired differences against the baseline and "
+                    "the cost of safety; write records.jsonl, summary.json, manifest.json and "
+                    "timings.json.",
         epilog="example: python -m simulations run simulations/configs/rolling_restart.toml "
                "--set timing.restart_period=300 --replications 5")
     p.add_argument("config", type=Path, metavar="CONFIG.toml")
