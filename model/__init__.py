@@ -1,4 +1,4 @@
-"""The formal model of MCP streamable-HTTP session resumption (DESIGN §1-§4).
+"""The formal model of MCP streamable-HTTP session resumption.
 
 Pure and deterministic: no SimPy, no I/O, no clocks, no global random state. Engines in
 `simulations/` drive it through `enabled_actions` and `apply`, and judge runs with

@@ -1,4 +1,4 @@
-"""Named actions of the transition model and the set enabled in a state (DESIGN §3).
+"""Named actions of the transition model and the set enabled in a state.
 
 Every engine drives the system only through these: the explorer tries every enabled action, the
 DES and the scripts pick one. `enabled_actions` lists them in a fixed order, so the same state

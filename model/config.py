@@ -1,4 +1,4 @@
-"""The system's configuration (DESIGN §3, §5): one frozen dataclass, validated on construction.
+"""The system's configuration: one frozen dataclass, validated on construction.
 
 Every field is checked when the object is built; an unknown key, a wrong type or an out-of-range
 value raises `ConfigError` naming the key. `from_mapping` builds one from a TOML-like dict.

@@ -1,4 +1,4 @@
-"""Event-id schemes (DESIGN §3): how ids are minted, ordered and decoded.
+"""Event-id schemes: how ids are minted, ordered and decoded.
 
 - per_session: a counter in the session's live state; it restarts when the state is recreated,
   so ids are reused across generations.

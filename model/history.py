@@ -1,4 +1,4 @@
-"""History events: the facts each transition records (DESIGN §4).
+"""History events: the facts each transition records.
 
 A history is a sequence of `(time, event)` pairs. A `client` field names a client by its
 identity (`Client.ident`), which is also its index wherever clients never leave. Events state facts (what was decided, what a

@@ -1,4 +1,4 @@
-"""Load-balancer routing (DESIGN §3): which instances a request may be sent to.
+"""Load-balancer routing: which instances a request may be sent to.
 
 Draining and stopped instances receive no new requests. A deterministic LB kind returns one
 choice; `random` and the ties of `least_connections` return several, and the engine picks (the

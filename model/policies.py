@@ -1,4 +1,4 @@
-"""Resumption-validation policies (DESIGN §2): pure functions `(ResumeRequest, ServerView) -> Decision`.
+"""Resumption-validation policies: pure functions `(ResumeRequest, ServerView) -> Decision`.
 
 Each policy reads only the view. A user's own gate is any callable with the same signature;
 `resolve_gate` accepts a policy name or such a callable, and `decide` runs either one, turning an
@@ -48,7 +48,7 @@ def _liveness_then_new_stream(view: ServerView) -> Optional[Decision]:
 
 
 def naive(request: ResumeRequest, view: ServerView) -> Decision:
-    """Format-only validation (document 002, first variant): admits unknown sessions; no buffer
+    """Format-only validation (incident B's first failover): admits unknown sessions; no buffer
     -> 200 empty stream; a buffer without E -> replay from the head."""
     c = view.cursor
     if c.found or c.position == AT_FLOOR:
@@ -59,7 +59,7 @@ def naive(request: ResumeRequest, view: ServerView) -> Decision:
 
 
 def range_only(request: ResumeRequest, view: ServerView) -> Decision:
-    """Session found + floor <= E <= hwm (document 000's observed reconnect path); ignores
+    """Session found + floor <= E <= hwm (the reconnect path observed in incident A); ignores
     generation and provenance."""
     return _liveness_then_new_stream(view) or _by_range(view, "range")
 

@@ -1,4 +1,4 @@
-"""Protocol types of a resumption attempt (DESIGN §1-§2).
+"""Protocol types of a resumption attempt.
 
 A resumption is `GET` + `Mcp-Session-Id: S` + `Last-Event-ID: E`. A gate (policy) maps the
 request and what the deciding instance can see (`model.view.ServerView`) to a `Decision`: an HTTP

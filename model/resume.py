@@ -233,7 +233,7 @@ def reconnect(state: State, config: SystemConfig, gate: Gate, c: int,
 
 def _react(state: State, config: SystemConfig, c: int, instance: int,
            decision: Decision) -> Tuple[Client, list]:
-    """The client's reaction to a rejection (DESIGN §1 table; 404/409 configurable): accept a
+    """The client's reaction to a rejection (404/409 configurable): accept a
     gap and resume after the cursor it names, re-initialize, or fail (surface the error). A gap
     that names no cursor leaves nothing to resume after: it is handled like any other 409. Only
     a client that handles 409 (on_409 "reinit") reads the gap signal: the MCP SDK clients raise

@@ -1,4 +1,4 @@
-"""The system state (DESIGN §3) as one immutable, canonical value.
+"""The system state as one immutable, canonical value.
 
 Everything is a NamedTuple of tuples, ints, strings and frozensets: equal states are equal values
 and hash equal, copying is sharing, and updates build new tuples. Mappings are stored as tuples of

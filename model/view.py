@@ -1,4 +1,4 @@
-"""What a deciding instance can see (DESIGN §2): the `ServerView` given to every gate.
+"""What a deciding instance can see: the `ServerView` given to every gate.
 
 A gate is any callable `gate(request: ResumeRequest, view: ServerView) -> Decision`. The view holds
 only what the instance could know: its registry lookup, its replay buffer for the session, and what

@@ -11,7 +11,7 @@ from model.view import ABOVE_HWM, AT_FLOOR, IN_BUFFER, NO_CURSOR
 
 
 def gap_as_404(request: ResumeRequest, view: ServerView) -> Decision:
-    """The decision boundary operators get wrong (document 002): a cursor the buffer no longer
+    """The decision boundary operators get wrong (incident B): a cursor the buffer no longer
     holds is answered as an unknown session. On a live session this is a needless re-init."""
     if not view.registry_has_session:
         return reject(Code.SESSION_NOT_FOUND, "unknown session")

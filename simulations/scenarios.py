@@ -1,4 +1,4 @@
-"""The seed incidents as scripts (documents 000 and 002 in shared/seeds).
+"""The incidents the project started from, as scripts (the README's incident table describes them).
 
 Each scenario fixes a deployment (store and buffer placement, event-id scheme, LB) and a fault
 sequence, then lets the system settle. Which properties a policy violates is computed by the
@@ -25,7 +25,7 @@ def _rolling_restart(instances: int) -> List:
 RECONNECT_AFTER_ROLLING_RESTART = Scenario(
     name="reconnect_after_rolling_restart",
     title="Reconnect after a rolling restart with a stale persisted cursor",
-    source="document 000",
+    source="incident A: duplicate results after a rolling restart",
     config=SystemConfig(instances=2, store="shared", buffer="shared", event_ids="global",
                         lb="sticky"),
     steps=tuple([route("init", 0)] + _exchange(1, 0, 2) + [Persist(0)] + _exchange(1, 0, 2)
@@ -57,7 +57,7 @@ _FAILOVER_STEPS = tuple([route("init", 0)] + _exchange(1, 0, 4)
 FAILOVER_FORMAT_ONLY = Scenario(
     name="failover_format_only",
     title="Failover to an instance that knows nothing of the session",
-    source="document 002, first variant",
+    source="incident B, failover 1: format-only validation",
     config=SystemConfig(instances=2, store="local", buffer="local", event_ids="per_session",
                         lb="round_robin"),
     steps=_FAILOVER_STEPS,
@@ -79,7 +79,7 @@ FAILOVER_FORMAT_ONLY = Scenario(
 SHARED_STORE_LOCAL_BUFFER = Scenario(
     name="shared_store_local_buffer",
     title="Shared session store, instance-local replay buffer",
-    source="document 002, second variant",
+    source="incident B, failover 2: shared store, local buffers",
     config=SystemConfig(instances=2, store="shared", buffer="local", event_ids="per_session",
                         lb="round_robin"),
     steps=_FAILOVER_STEPS,
@@ -95,7 +95,7 @@ SHARED_STORE_LOCAL_BUFFER = Scenario(
                   "range never looked at the generation (see reconnect_after_rolling_restart)."),
         "generation": "Serving S1 here recreates it: 409 generation_mismatch, re-initialize.",
         "provenance": ("e4 is an opaque per-session counter this instance never issued, so the "
-                       "document-002 gate calls it a cursor of no known session: 400, the client "
+                       "format-only gate calls it a cursor of no known session: 400, the client "
                        "surfaces the error and stops. Safe, but the session is abandoned."),
         "strict": ("Cannot establish who issued e4 (opaque counter, not in this buffer): 409 "
                    "cursor_unverifiable, the client re-initializes. With tagged ids the same "
@@ -107,7 +107,7 @@ SHARED_STORE_LOCAL_BUFFER = Scenario(
 TRUNCATED_BUFFER_LIVE_SESSION = Scenario(
     name="truncated_buffer_live_session",
     title="A gap on a live session: 404 versus a gap signal",
-    source="document 002, decision boundary",
+    source="incident B: the truncated-buffer boundary",
     config=SystemConfig(instances=2, store="local", buffer="local", event_ids="tagged",
                         buffer_capacity=2, lb="sticky"),
     steps=tuple([route("init", 0)] + _exchange(1, 0, 2)
@@ -136,7 +136,7 @@ _FOREIGN_STEPS = tuple(
 FOREIGN_CURSOR = Scenario(
     name="foreign_cursor",
     title="Another session's cursor presented on S (buffer keyed by event id)",
-    source="document 002, provenance",
+    source="incident B: cursor provenance",
     config=SystemConfig(instances=1, clients=2, store="local", buffer="local",
                         buffer_keying="event_id", event_ids="global"),
     steps=_FOREIGN_STEPS,
@@ -164,7 +164,7 @@ FOREIGN_CURSOR = Scenario(
 FOREIGN_CURSOR_SESSION_KEYED = Scenario(
     name="foreign_cursor_session_keyed",
     title="Another session's cursor presented on S (buffer keyed by session)",
-    source="document 002, provenance",
+    source="incident B: cursor provenance",
     config=FOREIGN_CURSOR.config.replace(buffer_keying="session"),
     steps=_FOREIGN_STEPS,
     explanation=(

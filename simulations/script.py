@@ -127,7 +127,7 @@ def settle_action(state: State, config: SystemConfig, attempts: Counter,
 
 def run_script(scenario: Scenario, policy: Union[str, GateFunction, Gate] = "strict",
                client_profile: str = "auto", overrides: Optional[dict] = None) -> ScenarioRun:
-    """Run a scenario's script under a gate and judge it with the §4 properties."""
+    """Run a scenario's script under a gate and judge it with the registry's properties."""
     gate = resolve_gate(policy)
     config = scenario.config.replace(**overrides) if overrides else scenario.config
     config, profile = client_config(config, gate, client_profile)

@@ -1,4 +1,4 @@
-"""Properties of the resumption policies (DESIGN §1-§2), over arbitrary views."""
+"""Properties of the resumption policies, over arbitrary views."""
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
@@ -20,7 +20,7 @@ def test_every_policy_returns_a_well_formed_decision(request_view, name):
 
 
 def _first_failure(view):
-    """The §1 condition that fails first, in order: liveness, provenance, generation,
+    """The condition that fails first, in order: liveness, provenance, generation,
     reachability; None if all hold."""
     c = view.cursor
     if not view.registry_has_session:

@@ -1,4 +1,4 @@
-"""Properties of the transition model (DESIGN §3): stateful Hypothesis tests over every action.
+"""Properties of the transition model: stateful Hypothesis tests over every action.
 
 The machine draws a configuration, then applies enabled actions chosen by Hypothesis; invariants
 are checked after every step, and failures shrink to a minimal action program.

@@ -1,4 +1,4 @@
-"""StrictResumptionGuard: the `strict` policy (DESIGN §1) enforced in front of the MCP Python SDK.
+"""StrictResumptionGuard: the `strict` policy enforced in front of the MCP Python SDK.
 
 Put it around the ASGI app that serves a `StreamableHTTPSessionManager` and give the manager the
 guard's event store:
