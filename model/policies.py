@@ -65,7 +65,7 @@ def range_only(request: ResumeRequest, view: ServerView) -> Decision:
 
 
 def generation(request: ResumeRequest, view: ServerView) -> Decision:
-    """Document 000's gate: liveness, generation, range; no provenance check."""
+    """The gate incident A called for: liveness, generation, range; no provenance check."""
     first = _liveness_then_new_stream(view)
     if first is not None:
         return first

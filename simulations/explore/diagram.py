@@ -36,6 +36,15 @@ def _note(ax, x: float, y: float, text: str, color: str) -> None:
             bbox=dict(boxstyle="round,pad=0.2", fc="white", ec=color, lw=0.8))
 
 
+def step_labels(events) -> List[str]:
+    """Every text `_draw_step` puts on a step (tests compare it with the narrative)."""
+    ax = Figure().subplots()
+    lanes = {name: float(i) for i, name in enumerate(
+        ["LB", "store", "buffer"] + [f"c{c}" for c in range(8)] + [f"i{i}" for i in range(8)])}
+    _draw_step(ax, lanes, 1.0, None, events, False)
+    return [text.get_text() for text in ax.texts]
+
+
 def _draw_step(ax, lanes, y: float, action, events, bad: bool) -> None:
     color = RED if bad else BLUE
     for event in events:
@@ -49,8 +58,10 @@ def _draw_step(ax, lanes, y: float, action, events, bad: bool) -> None:
             _arrow(ax, lanes[f"i{event.instance}"], lanes[f"c{event.client}"], y + 0.2,
                    f"{event.status} {event.code} ({event.effect})", color)
         elif kind is h.Emitted:
-            _note(ax, lanes["buffer"], y, f"{render(event.wire)} = c{event.owner}:m{event.msg}",
-                  GREY)
+            text = f"{render(event.wire)} = c{event.owner}:m{event.msg}"
+            if event.dropped is not None:      # the narrative's "buffer full" line, drawn
+                text += f"\nfull: drops {render(event.dropped)}, floor rises"
+            _note(ax, lanes["buffer"], y, text, RED if event.dropped is not None else GREY)
             for c in event.live_to:
                 _arrow(ax, lanes[f"i{event.instance}"], lanes[f"c{c}"], y + 0.25, "live",
                        GREY)
