@@ -1,6 +1,6 @@
 # Two commands on a fresh machine with Python 3.11 (no conda needed):
 #   make run   - create .venv, install, print the incident matrix and a small version of the
-#                headline comparison (results/quick, with figures)
+#                headline comparison (results/quick/sweep, with figures)
 #   make test  - create .venv, install, run every test
 #   make results - regenerate every committed result under results/ (conformance needs nginx)
 #   make verification - the verification matrix alone: results/verification/matrix
@@ -19,8 +19,9 @@ $(STAMP): pyproject.toml
 
 run: $(STAMP)
 	$(BIN)/python -m simulations scenario --all --out results/quick/incidents
-	$(BIN)/python -m simulations sweep simulations/sweeps/quick.toml --out results/quick --workers 2
-	$(BIN)/python -m simulations figures results/quick
+	$(BIN)/python -m simulations sweep simulations/sweeps/quick.toml --out results/quick/sweep \
+		--workers 2
+	$(BIN)/python -m simulations figures results/quick/sweep
 
 results: $(STAMP)
 	rm -rf results/sweeps

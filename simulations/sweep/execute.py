@@ -119,8 +119,10 @@ def run_pending(pending: Sequence[dict], call: Callable[[dict], tuple],
     bar = None
     if progress:
         from tqdm import tqdm
+        # disable=None: no bar where stderr is not a terminal (CI logs, pipes), instead of a
+        # carriage-return update per run
         bar = tqdm(total=total, initial=total - len(pending), unit=unit, desc=desc,
-                   dynamic_ncols=True)
+                   dynamic_ncols=True, disable=None)
     if pending:
         with make_executor(workers, scheduler) as executor:
             futures = {executor.submit(*call(task)): task for task in pending}
