@@ -31,6 +31,12 @@ def _run_folder(tmp: Path) -> Path:
     return folder
 
 
+def _broken_summary(tmp: Path) -> Path:
+    folder = _run_folder(tmp)
+    (folder / "summary.json").write_text('{"config": ')
+    return folder
+
+
 def _truncated(tmp: Path) -> Path:
     folder = _sweep_copy(tmp)
     lines = (folder / "results.csv").read_text().splitlines()
@@ -102,6 +108,16 @@ CASES = {
                               "is a directory, not a space file"),
     "verify on a non-UTF-8 space": (
         lambda t: ["verify", "--space", str(_file(t, "v.toml", b"\xff"))], "is not UTF-8 text"),
+    "sweep on an empty file": (lambda t: ["sweep", str(_file(t, "e.toml", b"")), "--out",
+                                          str(t / "o")], "needs base ="),
+    "sweep on a non-UTF-8 spec": (lambda t: ["sweep", str(_file(t, "n.toml", b"\xff")),
+                                             "--out", str(t / "o")], "is not UTF-8 text"),
+    "run on a corrupt config": (lambda t: ["run", str(_file(t, "c.toml", b"[timing\nx = 1"))],
+                                "not valid TOML"),
+    "report on a corrupt run summary": (
+        lambda t: ["report", str(_broken_summary(t))], "the run's summary is not valid JSON"),
+    "verify on an empty space": (lambda t: ["verify", "--space", str(_file(t, "e.toml", b""))],
+                                 "the space is empty"),
     "verify --out on someone's folder": (
         lambda t: ["verify", "--space", str(ROOT / "simulations/spaces/reduced.toml"), "--out",
                    str(_foreign_folder(t))], "holds files this `verify` did not write"),
