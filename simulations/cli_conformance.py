@@ -7,6 +7,7 @@ import json
 import sys
 from pathlib import Path
 
+from .inputs import check_folder_out
 from .conformance.cases import CASES
 from .conformance.outcome import Outcome
 from .conformance.predict import DEPLOYMENTS
@@ -42,6 +43,12 @@ def run(args: argparse.Namespace) -> int:
     from .conformance import harness
     cases = args.case or list(CASES)
     servers = args.server or list(DEPLOYMENTS)
+    try:
+        for flag, path in (("--out", args.out), ("--logs", args.logs)):
+            if path is not None:
+                check_folder_out(path, flag)
+    except ValueError as exc:
+        raise UsageError(str(exc)) from None
     if args.predict_only:
         rows = harness.predictions(cases, servers)
         if args.json:

@@ -8,6 +8,7 @@ from pathlib import Path
 from model import POLICIES, ConfigError, SystemConfig
 from model.properties import BY_NAME, LIVENESS
 
+from .inputs import check_file_out, check_folder_out
 from .des.config import apply_overrides
 from .explore.scope import BUDGET_NAMES, Scope, default_system
 from .explore.search import (HOLDS, UNKNOWN, VIOLATED, Exploration, Verdict, explore,
@@ -87,6 +88,13 @@ def run(args: argparse.Namespace) -> int:
             policy = load_gate(args.gate)
         except GateLoadError as exc:
             raise UsageError(str(exc)) from exc
+    try:
+        if args.graphml is not None:
+            check_file_out(args.graphml, "--graphml")
+        if args.figures is not None:
+            check_folder_out(args.figures, "--figures")
+    except ValueError as exc:
+        raise UsageError(str(exc)) from None
     graph = args.graphml is not None
     result = explore(scope, policy, symmetry=not args.no_symmetry, max_states=args.max_states,
                      graph=graph)

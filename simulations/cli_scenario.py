@@ -7,6 +7,7 @@ from pathlib import Path
 
 from model import POLICIES
 
+from .inputs import check_folder_out
 from .gates import GateLoadError, load_gate
 from .incidents import matrix_table, record, trace, write_results
 from .narrative import narrate
@@ -71,6 +72,11 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError(f"unknown scenario {args.name!r}; valid: {', '.join(SCENARIOS)}")
     if args.out and not args.all:
         raise UsageError("--out needs --all")
+    if args.out:
+        try:
+            check_folder_out(args.out, "--out")
+        except ValueError as exc:
+            raise UsageError(str(exc)) from None
     gates = _gates(args) or list(POLICIES)
     scenarios = list(SCENARIOS.values()) if args.all else [SCENARIOS[args.name]]
     runs = [run_script(s, g, args.client) for s in scenarios for g in gates]

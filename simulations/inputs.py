@@ -96,6 +96,26 @@ def check_out(path: Path, verb: str) -> None:
                      "empty folder (or a previous output of the same verb)")
 
 
+def check_folder_out(path: Path, flag: str) -> None:
+    """An output folder a verb fills (diagrams, logs, tables): absent or a folder."""
+    path = Path(path)
+    if path.exists() and not path.is_dir():
+        raise ValueError(f"{flag} {path}: exists and is a file; name a folder")
+    for parent in path.parents:
+        if parent.exists():
+            if not parent.is_dir():
+                raise ValueError(f"{flag} {path}: {parent} is a file, not a folder")
+            break
+
+
+def check_file_out(path: Path, flag: str) -> None:
+    """An output file: not a folder, and its folder can exist."""
+    path = Path(path)
+    if path.is_dir():
+        raise ValueError(f"{flag} {path}: is a folder; name a file")
+    check_folder_out(path.parent, flag)
+
+
 def check_run_folder(folder: Path) -> dict:
     """A `run` folder: its manifest and summary.json (config and summary) parse."""
     read_manifest(folder)

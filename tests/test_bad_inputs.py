@@ -118,6 +118,15 @@ CASES = {
         lambda t: ["report", str(_broken_summary(t))], "the run's summary is not valid JSON"),
     "verify on an empty space": (lambda t: ["verify", "--space", str(_file(t, "e.toml", b""))],
                                  "the space is empty"),
+    "explore --figures on a file": (
+        lambda t: ["explore", "--policy", "naive", "--figures", str(_file(t, "f", b"x"))],
+        "--figures"),
+    "explore --graphml on a folder": (lambda t: ["explore", "--policy", "naive", "--graphml",
+                                                 str(t)], "is a folder; name a file"),
+    "scenario --out on a file": (lambda t: ["scenario", "--all", "--out",
+                                            str(_file(t, "f", b"x"))], "exists and is a file"),
+    "conformance --out on a file": (lambda t: ["conformance", "--predict-only", "--out",
+                                               str(_file(t, "f", b"x"))], "exists and is a file"),
     "verify --out on someone's folder": (
         lambda t: ["verify", "--space", str(ROOT / "simulations/spaces/reduced.toml"), "--out",
                    str(_foreign_folder(t))], "holds files this `verify` did not write"),
