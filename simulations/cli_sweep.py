@@ -7,6 +7,7 @@ from pathlib import Path
 
 from model import ConfigError
 
+from . import figures
 from .inputs import check_out
 from .sweep import spec as sweep_spec
 from .sweep.execute import check_scheduler, des_code, plan, run_sweep
@@ -43,8 +44,13 @@ def _summary(spec, frame) -> str:
     """One screen: per policy and first grid key, sessions with a duplicate or a stall."""
     key = f"param.{spec.grid[0][0]}"
     others = [f"param.{k}" for k, _ in spec.grid[1:]]
+    base = spec.base_config
     lines = [f"{spec.title}: {len(frame)} runs, {len(spec.points)} point(s) x "
              f"{len(spec.policies)} policies x {spec.replications} replication(s)",
+             figures.deployment_line({"base_config": base.as_dict(),
+                                      "config": {"grid": dict(spec.grid)}}),
+             "clients: " + ", ".join(f"{row} -> {client}"
+                                     for row, client in base.row_profiles().items()),
              f"share of sessions with a duplicate / a stall (mean over replications), by "
              f"{spec.grid[0][0]}" + (f", the highest over {', '.join(o[6:] for o in others)}"
                                      if others else "") + ":"]
