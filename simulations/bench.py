@@ -36,7 +36,7 @@ def des(policy: str = "strict", duration: float = 3600.0, repeats: int = 3) -> D
     """Model transitions per CPU second of the default DES config, best of `repeats`, beside
     bare SimPy's timeouts per CPU second in the same process, and their ratio."""
     config = des_config.load(DEFAULT_CONFIG, [f"timing.duration={duration}"], replications=1,
-                             policies=[policy])
+                             policies=[policy], baseline=policy)
     best = None
     for _ in range(repeats):
         record = run_replication(config, policy, 0)

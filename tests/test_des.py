@@ -28,8 +28,11 @@ NO_FAULTS = ["timing.drop_rate=0", "timing.client_restart_rate=0", "timing.resta
 
 
 def load(*overrides, replications=1, policies=None, seed=None):
+    """The default config with overrides; the first of `policies` is the baseline unless
+    strict is among them."""
+    baseline = None if not policies or "strict" in policies else policies[0]
     return dc.load(DEFAULT, list(overrides), replications=replications, seed=seed,
-                   policies=policies)
+                   policies=policies, baseline=baseline)
 
 
 @pytest.mark.parametrize("store, buffer, lb", [("shared", "local", "round_robin"),
