@@ -15,7 +15,7 @@ from .des.runner import replication_seeds, run_comparison
 from .des.precision import run_to_precision
 from .des.stats import summarize
 from . import render as render_tables
-from .inputs import check_out
+from .inputs import check_out, check_precision
 from .provenance import manifest, write_atomic, write_json
 
 
@@ -96,11 +96,10 @@ def run(args: argparse.Namespace) -> int:
                 des_config.parse_row(p)
             except ConfigError as exc:
                 raise UsageError(f"--policies: {exc.problem}") from None
-    if args.precision is not None and not 0 < args.precision < 1:
-        raise UsageError(f"--precision: a half-width of a share, between 0 and 1 "
-                         f"(e.g. 0.01); got {args.precision:g}")
-    if args.max_replications < 2:
-        raise UsageError(f"--max-replications: at least 2; got {args.max_replications}")
+    try:
+        check_precision(args.precision, args.max_replications)
+    except ValueError as exc:
+        raise UsageError(str(exc)) from None
     try:
         config = des_config.load(args.config, args.set, args.replications, args.seed, policies,
                                  args.baseline)

@@ -8,7 +8,7 @@ from pathlib import Path
 from model import ConfigError
 
 from . import figures
-from .inputs import check_out
+from .inputs import check_out, check_precision
 from .sweep import spec as sweep_spec
 from .sweep.execute import check_scheduler, des_code, plan, run_sweep
 from .sweep.precision import unmet
@@ -77,12 +77,8 @@ def run(args: argparse.Namespace) -> int:
         spec = sweep_spec.load(args.spec)
     except ConfigError as exc:
         raise UsageError(f"bad sweep spec: {exc}") from exc
-    if args.precision is not None and not 0 < args.precision < 1:
-        raise UsageError(f"--precision: a half-width of a share, between 0 and 1 (e.g. 0.02); "
-                         f"got {args.precision:g}")
-    if args.max_replications < 2:
-        raise UsageError(f"--max-replications: at least 2; got {args.max_replications}")
     try:
+        check_precision(args.precision, args.max_replications)
         check_out(args.out, "sweep")
         if args.scheduler:
             check_scheduler(args.scheduler)

@@ -96,6 +96,15 @@ def check_out(path: Path, verb: str) -> None:
                      "empty folder (or a previous output of the same verb)")
 
 
+def check_precision(precision: Optional[float], cap: int) -> None:
+    """--precision is the half-width of a share (0 < H < 1); --max-replications at least 2."""
+    if precision is not None and not 0 < precision < 1:
+        raise ValueError(f"--precision: a half-width of a share, between 0 and 1 (e.g. 0.01); "
+                         f"got {precision:g}")
+    if cap < 2:
+        raise ValueError(f"--max-replications: at least 2; got {cap}")
+
+
 def check_folder_out(path: Path, flag: str) -> None:
     """An output folder a verb fills (diagrams, logs, tables): absent or a folder."""
     path = Path(path)

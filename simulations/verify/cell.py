@@ -16,6 +16,7 @@ from ..explore.scope import Scope
 from ..explore.search import explore
 from ..gates import load_gate
 from ..narrative import describe_action
+from ..provenance import sources_hash
 
 RESULT_SOURCES = ("model", "simulations/explore", "simulations/verify/cell.py",
                   "simulations/narrative.py", "simulations/gates.py")
@@ -24,13 +25,7 @@ ROOT = Path(__file__).resolve().parent.parent.parent
 
 def result_code_hash(root: Path = ROOT) -> str:
     """sha256 of every Python source in RESULT_SOURCES (paths and contents, in order)."""
-    digest = hashlib.sha256()
-    for entry in RESULT_SOURCES:
-        path = root / entry
-        files = sorted(path.rglob("*.py")) if path.is_dir() else [path]
-        for file in files:
-            digest.update(str(file.relative_to(root)).encode() + b"\0" + file.read_bytes())
-    return digest.hexdigest()[:16]
+    return sources_hash(RESULT_SOURCES, root)
 
 
 def resolve(gate: str):
