@@ -15,7 +15,7 @@ from .des.runner import replication_seeds, run_comparison
 from .des.precision import run_to_precision
 from .des.stats import summarize
 from . import render as render_tables
-from .inputs import check_out, check_precision
+from .inputs import add_precision_arguments, check_out, check_precision
 from .provenance import manifest, write_atomic, write_json
 
 
@@ -44,12 +44,7 @@ def add_parser(verbs) -> None:
     p.add_argument("--out", type=Path, metavar="DIR",
                    help="results folder (default: results/quick/runs/<config name>; the "
                         "committed results/runs/ folders are written only by `make results`)")
-    p.add_argument("--precision", type=float, metavar="H",
-                   help="add replications (doubling) until every headline interval (share of "
-                        "sessions per violation and policy row) has half-width <= H, e.g. 0.01, "
-                        "or --max-replications is reached; says which did not")
-    p.add_argument("--max-replications", type=int, default=80, metavar="N",
-                   help="cap for --precision (default 80)")
+    add_precision_arguments(p, "policy row", 80)
     p.add_argument("--json", action="store_true", help="print the summary and records as JSON")
     p.set_defaults(handler=run)
 

@@ -8,7 +8,7 @@ from pathlib import Path
 from model import ConfigError
 
 from . import figures
-from .inputs import check_out, check_precision
+from .inputs import add_precision_arguments, check_out, check_precision
 from .sweep import spec as sweep_spec
 from .sweep.execute import check_scheduler, des_code, plan, run_sweep
 from .sweep.precision import unmet
@@ -30,12 +30,7 @@ def add_parser(verbs) -> None:
                    help="local worker processes (default 1)")
     p.add_argument("--scheduler", metavar="tcp://HOST:PORT",
                    help="run on the Dask distributed cluster at this address instead")
-    p.add_argument("--precision", type=float, metavar="H",
-                   help="double the replications until every headline interval (share of "
-                        "sessions per violation, grid point and policy row) has half-width "
-                        "<= H, or --max-replications is reached; says which did not")
-    p.add_argument("--max-replications", type=int, default=48, metavar="N",
-                   help="cap for --precision (default 48)")
+    add_precision_arguments(p, "grid point and policy row", 48)
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     p.set_defaults(handler=run)
 

@@ -1,4 +1,5 @@
-"""Checks of the folders the CLI reads and writes, made before any work.
+"""What the CLI reads and writes, checked before any work: input files, result folders,
+output locations, and the precision options run and sweep share.
 
 Every problem is a `ValueError` whose message is the one line the user sees: it names the path
 and what is wrong with it. Nothing here writes.
@@ -94,6 +95,16 @@ def check_out(path: Path, verb: str) -> None:
             return
     raise ValueError(f"--out {path}: holds files this `{verb}` did not write; name a new or "
                      "empty folder (or a previous output of the same verb)")
+
+
+def add_precision_arguments(parser, per: str, cap: int) -> None:
+    """--precision H and --max-replications N (checked by `check_precision`)."""
+    parser.add_argument("--precision", type=float, metavar="H",
+                        help="double the replications until every headline interval (share of "
+                             f"sessions per violation, {per}) has half-width <= H (e.g. 0.01), "
+                             "or --max-replications is reached; says which did not")
+    parser.add_argument("--max-replications", type=int, default=cap, metavar="N",
+                        help=f"cap for --precision (default {cap})")
 
 
 def check_precision(precision: Optional[float], cap: int) -> None:
