@@ -122,13 +122,13 @@ def panel_points(frame: pd.DataFrame, x: str, facet: Dict[str, object], kind: st
     return out
 
 
-def _x_params(frame: pd.DataFrame, params: List[str]) -> List[str]:
+def x_params(frame: pd.DataFrame, params: List[str]) -> List[str]:
     numeric = [p for p in params if pd.api.types.is_numeric_dtype(frame[p])
                and frame[p].nunique() > 1]
     return numeric or params[:1]
 
 
-def _facet_title(facet: Dict[str, object]) -> str:
+def facet_title(facet: Dict[str, object]) -> str:
     return ", ".join(f"{k[len('param.'):]} = {v}" for k, v in facet.items()) or "all points"
 
 
@@ -197,7 +197,7 @@ def _rates_figure(frame, params, x, title, digest, deployment, out, data) -> Lis
             ax.set_ylim(bottom=0)
             ax.tick_params(labelsize=7)
             ax.grid(alpha=0.3)
-            ax.set_title(("cost: " if c >= 2 else "") + _facet_title(facet), fontsize=8.5)
+            ax.set_title(("cost: " if c >= 2 else "") + facet_title(facet), fontsize=8.5)
         record.append(entry)
     handles, names = axes[0][0].get_legend_handles_labels()
     clients = data.get("clients", {})
@@ -279,7 +279,7 @@ def make_figures(folder: Path) -> Dict[str, object]:
     data: Dict[str, object] = {"manifest_sha256": digest, "deployment": deployment,
                                "clients": clients, "rates": {}, "cdf": {}}
     files: List[str] = []
-    for x in _x_params(frame, params):
+    for x in x_params(frame, params):
         files += _rates_figure(frame, params, x, title, digest, deployment, out, data)
     for prefix, xlabel in (("stall_histogram", "stall duration (s)"),
                            ("recovery_histogram", "time to recover (s)")):

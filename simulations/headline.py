@@ -23,7 +23,7 @@ def sweep_lines(folder: Path) -> List[str]:
     frame = load_results(folder)
     manifest = frame.attrs["manifest"]
     params = [c for c in frame.columns if c.startswith("param.")]
-    x = figures._x_params(frame, params)[0]
+    x = figures.x_params(frame, params)[0]
     first = frame[x].iloc[0]
     label = x[len("param."):].split(".")[-1]
     reps = manifest["config"]["replications"]

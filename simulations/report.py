@@ -58,8 +58,8 @@ def _des_section(folder: Path, matrix: Path) -> List[str]:
     for table in render.summary_tables(summary, rows, config["run"]["baseline"]):
         out += [render.markdown(table), ""]
     out += [render.legend(), ""]
-    out += _verdicts_for(config["system"], list(dict.fromkeys(r.partition("+")[0] for r in rows)),
-                         Path(matrix))
+    gates = list(dict.fromkeys(r.partition("+")[0] for r in rows))
+    out += _verdicts_for(config["system"], gates, Path(matrix))
     return out
 
 
@@ -82,19 +82,20 @@ def _verdicts_for(system: dict, policies: List[str], matrix: Path) -> List[str]:
             f"({', '.join(lookup.DECIDING)}). They differ in: {differs or 'nothing named'}. "
             f"Fault scope: {scope}.", ""]
     judged = list(lookup.JUDGED)
-    out.append(_table(["gate"] + [LABELS[n] for n in judged],
-                      [[c["policy"]] + lookup.verdict_cells(c) for c in found]))
+    out.append(_table(["gate", "client"] + [LABELS[n] for n in judged],
+                      [[c["policy"], c["client_profile"]] + lookup.verdict_cells(c)
+                       for c in found]))
     return out + ["", properties.legend(judged), ""]
 
 
 def _facet_tables(frame, params: List[str]) -> List[str]:
     """One compact table per facet and panel: a row per policy, the swept values as columns."""
     out: List[str] = []
-    for x in figures._x_params(frame, params):
+    for x in figures.x_params(frame, params):
         values = list(dict.fromkeys(frame[x].tolist()))
         label = x[len("param."):]
         for facet in figures.facets(frame, params, x):
-            out += [f"### {figures._facet_title(facet)}", ""]
+            out += [f"### {figures.facet_title(facet)}", ""]
             for key, ylabel, kind, columns in figures.PANELS:
                 points = figures.panel_points(frame, x, facet, kind, columns)
                 scale, digits = (100, 1) if kind == "share" else (1, 2)

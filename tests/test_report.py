@@ -24,7 +24,8 @@ def test_report_of_a_des_run_has_every_section(tmp_path, capsys):
     assert "Cost of safety, per session-hour" in text
     # verdicts of the committed matrix for this deployment, with what differs named
     assert "They differ in: instances 2 (this run: 3)" in text
-    assert "| strict | holds | holds | holds | holds | holds | holds | holds | holds |" in text
+    assert "| strict | spec | holds | holds | holds | holds | holds | holds | holds | holds |" \
+        in text
     assert main(["report", str(out), "--matrix", str(tmp_path / "none")]) == 0
     assert "no verdicts for this deployment exist yet" in (out / "REPORT.md").read_text()
     digest = text.split("manifest sha256 `")[1][:12]
