@@ -90,7 +90,8 @@ def point(group: pd.DataFrame, kind: str, columns: Sequence[str]) -> Dict[str, o
     """The replication-level interval of one grid point and policy row."""
     counts = group[list(columns)].sum(axis=1).to_numpy(dtype=float)
     if kind == "share":
-        values = counts / group["sessions"].to_numpy(dtype=float)
+        sessions = group["sessions"].to_numpy(dtype=float)
+        values = np.divide(counts, sessions, out=np.zeros_like(counts), where=sessions > 0)
         out = replication_interval(list(values), share_upper_bound(int(group["sessions"].sum())),
                                    1.0)
     else:
