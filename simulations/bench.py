@@ -53,17 +53,52 @@ def des(policy: str = "strict", duration: float = 3600.0, repeats: int = 3) -> D
             "ratio": rate / bare["timeouts_per_cpu_s"]}
 
 
+def baseline_bfs(states: int, branching: float, width: int = 16) -> Dict[str, object]:
+    """A plain Python BFS over tuples: the yardstick for the explorer. States are `width`-tuples
+    of small ints; each has round(branching) successors (one element changed); the search keeps
+    a visited set of hashes and a parent pointer per state, and stops after `states` distinct
+    states. It does what any explicit-state search must (build a successor, hash it, test and
+    record it) and nothing the model adds."""
+    fan = max(1, round(branching))
+    start = time.process_time()
+    root = (0,) * width
+    parents = {hash(root): None}
+    frontier, depth = [root], 0
+    while frontier and len(parents) < states:
+        depth += 1
+        following = []
+        for state in frontier:
+            key = hash(state)
+            for i in range(fan):
+                at = i % width
+                child = state[:at] + ((state[at] + 1 + i // width) % 5,) + state[at + 1:]
+                found = hash(child)
+                if found not in parents:
+                    parents[found] = key
+                    following.append(child)
+        frontier = following
+    cpu = time.process_time() - start
+    return {"states": len(parents), "depth": depth, "cpu_seconds": cpu,
+            "states_per_s": len(parents) / cpu}
+
+
 def explore_default(policy: str = "strict") -> Dict[str, object]:
-    """Distinct states per second of the explorer on the default scope (one process, one core)."""
+    """Distinct states per CPU second of the explorer on the default scope (one process, one
+    core), beside a plain Python BFS of as many states with the same branching in the same
+    process (`baseline_states_per_s`), and their ratio."""
     from .explore.scope import Scope
     from .explore.search import explore
     start = time.process_time()
     result = explore(Scope(), policy)
     cpu = time.process_time() - start
+    baseline = baseline_bfs(result.states, result.transitions / max(result.states, 1))
+    rate = result.states / cpu
     return {"scope": "default", "policy": policy, "states": result.states,
             "transitions": result.transitions, "depth": result.depth, "cpu_seconds": cpu,
-            "distinct_states_per_s": result.states / cpu,
-            "transitions_per_s": result.transitions / cpu}
+            "distinct_states_per_s": rate, "transitions_per_s": result.transitions / cpu,
+            "baseline_states_per_s": baseline["states_per_s"],
+            "baseline_states": baseline["states"], "baseline_depth": baseline["depth"],
+            "ratio": rate / baseline["states_per_s"]}
 
 
 SWEEP_BENCH = """title = "bench"

@@ -126,3 +126,11 @@ def test_bench_des_prints_the_figures_and_their_ratio(capsys):
 def test_unknown_benchmark_is_a_usage_error(capsys):
     assert main(["bench", "nothing"]) == 2
     assert "unknown benchmark 'nothing'; valid: des, explore, sweep" in capsys.readouterr().err
+
+
+def test_the_explorer_benchmark_has_its_bfs_baseline_and_ratio():
+    from simulations.bench import baseline_bfs
+    base = baseline_bfs(5000, 3.4)
+    assert base["states"] >= 5000 and base["depth"] > 1 and base["states_per_s"] > 0
+    # the yardstick is deterministic in what it visits
+    assert baseline_bfs(5000, 3.4)["states"] == base["states"]
