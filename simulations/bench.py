@@ -55,7 +55,8 @@ def des(policy: str = "strict", duration: float = 3600.0, repeats: int = 3) -> D
 
 def baseline_bfs(states: int, branching: float, width: int = 16) -> Dict[str, object]:
     """A plain Python BFS over tuples: the yardstick for the explorer. States are `width`-tuples
-    of small ints; each has round(branching) successors (one element changed); the search keeps
+    of small ints; each has round(branching) successors (one element changed, chosen by the
+    state's hash, so the space is large and every depth has new states); the search keeps
     a visited set of hashes and a parent pointer per state, and stops after `states` distinct
     states. It does what any explicit-state search must (build a successor, hash it, test and
     record it) and nothing the model adds."""
@@ -70,8 +71,8 @@ def baseline_bfs(states: int, branching: float, width: int = 16) -> Dict[str, ob
         for state in frontier:
             key = hash(state)
             for i in range(fan):
-                at = i % width
-                child = state[:at] + ((state[at] + 1 + i // width) % 5,) + state[at + 1:]
+                at = (key + i) % width      # which element changes depends on the state
+                child = state[:at] + ((state[at] + 1) % 5,) + state[at + 1:]
                 found = hash(child)
                 if found not in parents:
                     parents[found] = key
@@ -82,22 +83,33 @@ def baseline_bfs(states: int, branching: float, width: int = 16) -> Dict[str, ob
             "states_per_s": len(parents) / cpu}
 
 
+def _leaves(value) -> int:
+    """How many scalars a (nested tuple) state holds: the baseline's tuple width."""
+    if isinstance(value, (tuple, list)):
+        return sum(_leaves(v) for v in value)
+    return 1
+
+
 def explore_default(policy: str = "strict") -> Dict[str, object]:
     """Distinct states per CPU second of the explorer on the default scope (one process, one
-    core), beside a plain Python BFS of as many states with the same branching in the same
-    process (`baseline_states_per_s`), and their ratio."""
+    core), beside a plain Python BFS of as many states, as wide as the scope's initial state
+    (its scalars), with the same branching, in the same process (`baseline_states_per_s`), and
+    their ratio."""
+    from model import initial_state
     from .explore.scope import Scope
     from .explore.search import explore
     start = time.process_time()
     result = explore(Scope(), policy)
     cpu = time.process_time() - start
-    baseline = baseline_bfs(result.states, result.transitions / max(result.states, 1))
+    width = _leaves(initial_state(Scope().system))
+    baseline = baseline_bfs(result.states, result.transitions / max(result.states, 1), width)
     rate = result.states / cpu
     return {"scope": "default", "policy": policy, "states": result.states,
             "transitions": result.transitions, "depth": result.depth, "cpu_seconds": cpu,
             "distinct_states_per_s": rate, "transitions_per_s": result.transitions / cpu,
             "baseline_states_per_s": baseline["states_per_s"],
             "baseline_states": baseline["states"], "baseline_depth": baseline["depth"],
+            "baseline_width": width,
             "ratio": rate / baseline["states_per_s"]}
 
 
