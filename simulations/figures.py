@@ -31,7 +31,7 @@ from matplotlib.transforms import ScaledTranslation
 
 from model.monitor import DURATION_EDGES
 
-from .des.stats import rate_upper_bound, replication_interval, share_upper_bound
+from .des.stats import frame_interval
 from .sweep.results import load_results
 
 MARKERS = "osD^vP*X"
@@ -86,21 +86,6 @@ def _plain(x):
     return x.item() if hasattr(x, "item") else x
 
 
-def point(group: pd.DataFrame, kind: str, columns: Sequence[str]) -> Dict[str, object]:
-    """The replication-level interval of one grid point and policy row."""
-    counts = group[list(columns)].sum(axis=1).to_numpy(dtype=float)
-    if kind == "share":
-        sessions = group["sessions"].to_numpy(dtype=float)
-        values = np.divide(counts, sessions, out=np.zeros_like(counts), where=sessions > 0)
-        out = replication_interval(list(values), share_upper_bound(int(group["sessions"].sum())),
-                                   1.0)
-    else:
-        hours = group["session_hours"].to_numpy(dtype=float)
-        values = np.divide(counts, hours, out=np.zeros_like(counts), where=hours > 0)
-        out = replication_interval(list(values), rate_upper_bound(float(hours.sum())))
-    return {k: _plain(v) for k, v in out.items()}
-
-
 def facets(frame: pd.DataFrame, params: List[str], x: str) -> List[Dict[str, object]]:
     """Every combination of the grid parameters other than `x` (one dict per facet)."""
     others = [p for p in params if p != x]
@@ -118,7 +103,8 @@ def panel_points(frame: pd.DataFrame, x: str, facet: Dict[str, object], kind: st
     out: Dict[str, List[dict]] = {}
     for policy in dict.fromkeys(frame["policy"]):
         mine = rows[rows.policy == policy]
-        out[str(policy)] = [{"x": _plain(v), **point(mine[mine[x] == v], kind, columns)}
+        out[str(policy)] = [{"x": _plain(v),
+                             **frame_interval(mine[mine[x] == v], kind, columns)}
                             for v in dict.fromkeys(frame[x].tolist())]
     return out
 

@@ -175,6 +175,21 @@ def summarize(records: Sequence[dict], baseline: Optional[str] = None) -> Dict[s
     return summary
 
 
+def frame_interval(group, kind: str, columns: Sequence[str]) -> Dict[str, object]:
+    """The replication-level interval of one grid point and policy row of a sweep table (one
+    row per replication): the share of sessions (`kind` "share") or the rate per session-hour
+    ("rate") of the summed `columns`. A replication without sessions (hours) counts as 0."""
+    import numpy as np
+    counts = group[list(columns)].sum(axis=1).to_numpy(dtype=float)
+    base = group["sessions" if kind == "share" else "session_hours"].to_numpy(dtype=float)
+    values = list(np.divide(counts, base, out=np.zeros_like(counts), where=base > 0))
+    if kind == "share":
+        out = replication_interval(values, share_upper_bound(int(base.sum())), 1.0)
+    else:
+        out = replication_interval(values, rate_upper_bound(float(base.sum())))
+    return {k: (v.item() if hasattr(v, "item") else v) for k, v in out.items()}
+
+
 def half_width(interval: Dict[str, object]) -> Optional[float]:
     """The half-width a precision target is compared with (the bound itself for a zero row);
     None when there are too few replications to have an interval."""

@@ -13,7 +13,7 @@ import pandas as pd
 
 from model import VIOLATIONS
 
-from ..des.stats import half_width, replication_interval, share_upper_bound
+from ..des.stats import frame_interval, half_width
 
 
 def unmet(frame: pd.DataFrame, target: float) -> List[Dict[str, object]]:
@@ -23,9 +23,7 @@ def unmet(frame: pd.DataFrame, target: float) -> List[Dict[str, object]]:
     for key, group in frame.groupby(params + ["policy"], sort=False):
         key = key if isinstance(key, tuple) else (key,)
         for name in VIOLATIONS:
-            shares = (group[f"sessions_affected.{name}"] / group["sessions"]).tolist()
-            half = half_width(replication_interval(
-                shares, share_upper_bound(int(group["sessions"].sum())), 1.0))
+            half = half_width(frame_interval(group, "share", [f"sessions_affected.{name}"]))
             if half is None or half > target:
                 point = {p[len("param."):]: (v.item() if hasattr(v, "item") else v)
                          for p, v in zip(params, key[:-1])}
