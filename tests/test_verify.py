@@ -226,5 +226,9 @@ def test_a_dask_cluster_gives_the_same_matrix_as_local_processes(dask_cluster, s
     assert result.returncode == 0, result.stderr
     for name in ("verdicts.csv", "cells.jsonl"):
         assert (tmp_path / "dask" / name).read_bytes() == (whole / name).read_bytes(), name
+    for name in ("manifest.json", "timings.json"):
+        assert (tmp_path / "dask" / name).is_file(), name
+    timings = json.loads((tmp_path / "dask" / "timings.json").read_text())
+    assert timings["scheduler"] == dask_cluster
     manifest = json.loads((tmp_path / "dask" / "manifest.json").read_text())
-    assert manifest["run"]["scheduler"] == dask_cluster
+    assert set(manifest["run"]) == {"cells", "code"}, "the manifest holds results, not timings"

@@ -32,7 +32,7 @@ def _excused_names(cell: dict) -> List[str]:
     return sorted(names)
 
 
-def summary_markdown(cells: Sequence[dict], manifest: dict) -> str:
+def summary_markdown(cells: Sequence[dict], timings: dict) -> str:
     """Per gate, in how many deployments every judged property holds (complete search), holds
     but for named exceptions, fails, or is unknown; then one sentence per gate."""
     gates = list(dict.fromkeys(c["policy"] for c in cells))
@@ -63,13 +63,13 @@ def summary_markdown(cells: Sequence[dict], manifest: dict) -> str:
                 "(per-session or per-process counters, or a store whose streams name no "
                 "session), so it refuses every cursor and the client re-initializes.")
     known = {e.name for e in EXCEPTIONS}
-    run = manifest.get("run", {})
     states = sum(c["states"] for c in cells)
-    cpu = manifest.get("explore_seconds_of_all_cells", 0)
+    cpu = timings.get("explore_seconds_of_all_cells", 0)
+    workers = timings.get("workers") or 1
     head = (f"{len(cells)} cells ({len(cells) // max(len(gates), 1)} deployments x "
             f"{len(gates)} gates), {states:,} states, {cpu / 60:,.0f} CPU-minutes of "
-            f"exploration in all (about {cpu / 60 / max(run.get('workers') or 1, 1):,.0f} min "
-            f"on {run.get('workers') or 1} workers; named exceptions: "
+            f"exploration in all (about {cpu / 60 / workers:,.0f} min "
+            f"on {workers} workers; named exceptions: "
             f"{', '.join(sorted(known))}).")
     return "\n".join([head, ""] + rows + [""] + lines)
 

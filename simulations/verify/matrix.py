@@ -222,9 +222,8 @@ def verify_md(space: Space, records: Sequence[dict], meta: dict) -> str:
                    for name in SOMETIMES_CHECKS]) + [""]
     out += ["## Provenance", "",
             f"Commit {meta['code']['commit']} (dirty: {meta['code']['dirty']}); "
-            f"{meta['run']['cells']} cells, wall {meta['run']['wall_seconds']:.0f} s on "
-            f"{meta['run']['workers'] or meta['run']['scheduler']} worker(s); regenerate with "
-            f"`{meta['command']}`.", ""]
+            f"{meta['run']['cells']} cells; regenerate with `{meta['command']}`. How long the "
+            "invocation took, and on what, is in `timings.json` (kept out of the results).", ""]
     return "\n".join(out)
 
 
@@ -232,12 +231,19 @@ def liveness_name() -> str:
     return next(n for n in VERDICT_PROPERTIES if BY_NAME[n].kind == LIVENESS)
 
 
+RUN_RESULT_KEYS = ("cells", "code")
+
+
 def write_outputs(space: Space, run: dict, out: Path, command: str) -> List[dict]:
-    """Annotate the records and write every file; returns the annotated records."""
+    """Annotate the records and write every file; returns the annotated records.
+
+    manifest.json and every other file hold only what the results are (so their hashes change
+    only when a result can); timings.json holds how long this invocation took and on what."""
     records = [annotate(r) for r in run["records"]]
     meta = manifest(command, space.as_dict())
-    meta["run"] = {k: v for k, v in run.items() if k != "records"}
-    meta["explore_seconds_of_all_cells"] = round(sum(r["seconds"] for r in records), 1)
+    meta["run"] = {k: run[k] for k in RUN_RESULT_KEYS}
+    timings = {k: v for k, v in run.items() if k not in RUN_RESULT_KEYS + ("records",)}
+    timings["explore_seconds_of_all_cells"] = round(sum(r["seconds"] for r in records), 1)
     meta["blocks"] = sorted({r["block"] for r in records})
     lines = "".join(json.dumps(cell_json(r), sort_keys=True) + "\n" for r in records)
     text = verify_md(space, records, meta)
@@ -245,5 +251,6 @@ def write_outputs(space: Space, run: dict, out: Path, command: str) -> List[dict
     write_atomic(out / "cells.jsonl", lines)
     write_atomic(out / "verdicts.csv", table)
     write_atomic(out / "VERIFY.md", text)
+    write_json(out / "timings.json", timings)
     write_json(out / "manifest.json", meta)
     return records
