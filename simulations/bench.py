@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import time
 from pathlib import Path
-from typing import Dict
+from typing import Dict, List, Tuple
 
 import simpy
 
@@ -84,33 +84,96 @@ def baseline_bfs(states: int, branching: float, width: int = 16) -> Dict[str, ob
 
 
 def _leaves(value) -> int:
-    """How many scalars a (nested tuple) state holds: the baseline's tuple width."""
+    """How many scalars a (nested tuple) state holds: the flat baseline's tuple width."""
     if isinstance(value, (tuple, list)):
         return sum(_leaves(v) for v in value)
     return 1
 
 
+def _plain(value):
+    """A state as plain nested tuples of small ints (its shape, not its types): every scalar
+    becomes 0, an empty tuple stays empty."""
+    if isinstance(value, (tuple, list)):
+        return tuple(_plain(v) for v in value)
+    return 0
+
+
+def _paths(value, prefix=()) -> List[Tuple[int, ...]]:
+    """The index path of every scalar in a nested tuple."""
+    if isinstance(value, tuple):
+        return [p for i, v in enumerate(value) for p in _paths(v, prefix + (i,))]
+    return [prefix]
+
+
+def _bump(value: tuple, path: Tuple[int, ...]) -> tuple:
+    """A copy of a nested tuple with the scalar at `path` changed (mod 5); every tuple on the
+    path is rebuilt, every other one shared: what an immutable model's update must do."""
+    i = path[0]
+    inner = (value[i] + 1) % 5 if len(path) == 1 else _bump(value[i], path[1:])
+    return value[:i] + (inner,) + value[i + 1:]
+
+
+def shaped_baseline_bfs(states: int, branching: float, shape) -> Dict[str, object]:
+    """baseline_bfs over states shaped like `shape` (nested tuples, the same depth and the same
+    scalars as the model's state): a successor rebuilds the path to one scalar and the whole
+    nested state is hashed, as the explorer must hash its states."""
+    fan = max(1, round(branching))
+    root = _plain(shape)
+    paths = _paths(root)
+    start = time.process_time()
+    parents = {hash(root): None}
+    frontier, depth = [root], 0
+    while frontier and len(parents) < states:
+        depth += 1
+        following = []
+        for state in frontier:
+            key = hash(state)
+            for i in range(fan):
+                child = _bump(state, paths[(key + i) % len(paths)])
+                found = hash(child)
+                if found not in parents:
+                    parents[found] = key
+                    following.append(child)
+        frontier = following
+    cpu = time.process_time() - start
+    return {"states": len(parents), "depth": depth, "cpu_seconds": cpu,
+            "states_per_s": len(parents) / cpu}
+
+
 def explore_default(policy: str = "strict") -> Dict[str, object]:
     """Distinct states per CPU second of the explorer on the default scope (one process, one
-    core), beside a plain Python BFS of as many states, as wide as the scope's initial state
-    (its scalars), with the same branching, in the same process (`baseline_states_per_s`), and
-    their ratio."""
+    core), beside a plain Python BFS of as many states with the same branching, in the same
+    process: `baseline_states_per_s` over nested tuples of the same depth and scalars as the
+    scope's initial state, and `flat_baseline_states_per_s` over one flat tuple of those
+    scalars; `ratio` and `flat_ratio` are the explorer's rate over each."""
     from model import initial_state
     from .explore.scope import Scope
     from .explore.search import explore
     start = time.process_time()
     result = explore(Scope(), policy)
     cpu = time.process_time() - start
-    width = _leaves(initial_state(Scope().system))
-    baseline = baseline_bfs(result.states, result.transitions / max(result.states, 1), width)
+    state0 = initial_state(Scope().system)
+    width = _leaves(state0)
+    branching = result.transitions / max(result.states, 1)
+    shaped = shaped_baseline_bfs(result.states, branching, state0)
+    flat = baseline_bfs(result.states, branching, width)
     rate = result.states / cpu
     return {"scope": "default", "policy": policy, "states": result.states,
             "transitions": result.transitions, "depth": result.depth, "cpu_seconds": cpu,
             "distinct_states_per_s": rate, "transitions_per_s": result.transitions / cpu,
-            "baseline_states_per_s": baseline["states_per_s"],
-            "baseline_states": baseline["states"], "baseline_depth": baseline["depth"],
-            "baseline_width": width,
-            "ratio": rate / baseline["states_per_s"]}
+            "baseline_states_per_s": shaped["states_per_s"],
+            "baseline_states": shaped["states"], "baseline_depth": shaped["depth"],
+            "baseline_width": width, "baseline_nesting": _nesting(state0),
+            "ratio": rate / shaped["states_per_s"],
+            "flat_baseline_states_per_s": flat["states_per_s"],
+            "flat_ratio": rate / flat["states_per_s"]}
+
+
+def _nesting(value) -> int:
+    """How deep tuples nest in a state (a scalar is 0)."""
+    if isinstance(value, tuple):
+        return 1 + max((_nesting(v) for v in value), default=0)
+    return 0
 
 
 SWEEP_BENCH = """title = "bench"

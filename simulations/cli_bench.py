@@ -33,8 +33,10 @@ def _text(target: str, r: dict) -> str:
         return (f"explore (default scope, {r['policy']}): {r['states']:,} states, "
                 f"{r['transitions']:,} transitions in {r['cpu_seconds']:.2f} CPU s = "
                 f"{r['distinct_states_per_s']:,.0f} distinct states/s; a plain Python BFS "
-                f"over tuples with the same branching {r['baseline_states_per_s']:,.0f}/s; "
-                f"ratio {r['ratio']:.3f}")
+                f"with the same branching over nested tuples of the state's depth "
+                f"({r['baseline_nesting']}) and scalars ({r['baseline_width']}) "
+                f"{r['baseline_states_per_s']:,.0f}/s, ratio {r['ratio']:.3f}; over one flat "
+                f"tuple {r['flat_baseline_states_per_s']:,.0f}/s, ratio {r['flat_ratio']:.3f}")
     return (f"DES ({r['config']}, {r['policy']}, {r['simulated_seconds']:g} simulated s): "
             f"{r['transitions']} transitions in {r['cpu_seconds']:.2f} CPU s = "
             f"{r['transitions_per_cpu_s']:,.0f}/s; bare SimPy {r['timeouts_per_cpu_s']:,.0f} "

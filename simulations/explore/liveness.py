@@ -17,7 +17,7 @@ such components never count as witnesses, and leave the verdict unknown when not
 from __future__ import annotations
 
 from array import array
-from typing import Dict, List, Optional
+from typing import Callable, Dict, List, Optional
 
 import numpy as np
 from scipy.sparse import csr_matrix
@@ -89,15 +89,16 @@ class LivenessGraph:
         return {"witness": witness,
                 "undetermined": bool(np.any(candidate & unexpanded[comp]))}
 
-    def verdict(self, name: str, result, parents):
-        """The liveness Verdict for an Exploration (shortest path into a stuck component)."""
-        from .search import HOLDS, UNKNOWN, VIOLATED, Finding, Verdict, _path
+    def verdict(self, name: str, result, path_to: Callable[[int], List]):
+        """The liveness Verdict for an Exploration (shortest path into a stuck component);
+        `path_to(node)` gives the actions from the initial state to a node."""
+        from .search import HOLDS, UNKNOWN, VIOLATED, Finding, Verdict
         found = self.stuck_nodes()
         causes = {}
         for cause, node in sorted(found["witness"].items(), key=lambda kv: kv[1]):
             fp = self.fps[node]
             causes[cause] = Finding(name, f"a client waits forever ({cause})",
-                                    _path(parents, fp), fp, cause)
+                                    path_to(node), fp, cause)
         if causes:
             first = min(causes.values(), key=lambda f: len(f.actions))
             return Verdict(name, VIOLATED, first, causes=dict(sorted(causes.items())))

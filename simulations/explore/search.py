@@ -15,6 +15,7 @@ transition was skipped because the gate raised. Otherwise a property without a c
 from __future__ import annotations
 
 import time
+from array import array
 from collections import Counter, deque
 from dataclasses import dataclass, field
 from typing import Dict, List, Optional, Tuple, Union
@@ -22,7 +23,7 @@ from typing import Dict, List, Optional, Tuple, Union
 from model import Drain, GateError, apply, enabled_actions, initial_state, resolve_gate
 from model.policies import Gate, GateFunction
 from model.properties import (BY_NAME, COST, LIVENESS, PROPERTIES, SAFETY, SOMETIMES,
-                              VERDICT_PROPERTIES, findings_of, hits_of)
+                              VERDICT_PROPERTIES, hits_of)
 
 from .liveness import LivenessGraph, is_fair
 from .scope import BUDGET_NAMES, BUDGETED, Scope
@@ -107,14 +108,6 @@ class Exploration:
         return [name for name, seen in self.sometimes.items() if seen is False]
 
 
-def _path(parents: Dict[int, Optional[tuple]], fp: int) -> List:
-    actions = []
-    while parents[fp] is not None:
-        fp, action = parents[fp]
-        actions.append(action)
-    return actions[::-1]
-
-
 def _spend(budget: Tuple[int, ...], action, can_drain: bool) -> Optional[tuple]:
     kind = type(action)
     index = _SPEND.get(kind)
@@ -136,47 +129,68 @@ class _Search:
         self.result = Exploration(scope, gate.name, symmetry)
         self.result.sometimes = {p.name: (False if p.applies(self.config) else None)
                                  for p in PROPERTIES if p.kind == SOMETIMES}
-        self.parents: Dict[int, Optional[tuple]] = {}
+        # The visited set: fingerprint -> node index, and per node index (compact arrays) its
+        # parent's index and the action taken there (an index into `actions`, each distinct
+        # action kept once); the node's fingerprint is self.live.fps[index].
         self.index: Dict[int, int] = {}
+        self.parent = array("q")
+        self.via = array("l")
+        self.actions: List = []
+        self.action_ids: Dict[object, int] = {}
         self.live = LivenessGraph()
         self.graph = None
         if graph:
             import networkx as nx
             self.graph = self.result.graph = nx.DiGraph()
-            self.result.parents = self.parents
+            self.result.parents = {}
 
-    def add_node(self, fp: int, state, parent: Optional[tuple], depth: int) -> int:
-        self.parents[fp] = parent
+    def add_node(self, fp: int, state, parent: int, action, depth: int) -> int:
+        """Record a newly reached state (parent -1: the initial state); returns its index."""
         cause = _WAITING.waiting(state, self.config)
         idx = self.index[fp] = self.live.add_node(fp, cause)
+        self.parent.append(parent)
+        if action is None:
+            self.via.append(-1)
+        else:
+            code = self.action_ids.get(action)
+            if code is None:
+                code = self.action_ids[action] = len(self.actions)
+                self.actions.append(action)
+            self.via.append(code)
         if self.graph is not None:
             self.graph.add_node(fp, depth=depth, waiting=cause is not None)
+            self.result.parents[fp] = None if parent < 0 else \
+                (self.live.fps[parent], action)
         return idx
 
-    def record(self, fp: int, action, events) -> None:
-        """Findings, costs and sometimes situations of one transition from state `fp`."""
+    def path(self, idx: int) -> List:
+        """The actions from the initial state to node `idx`."""
+        actions = []
+        while self.parent[idx] >= 0:
+            actions.append(self.actions[self.via[idx]])
+            idx = self.parent[idx]
+        return actions[::-1]
+
+    def record(self, u: int, action, events) -> None:
+        """Findings, costs and sometimes situations of one transition from node `u`."""
         r = self.result
         for event in events:
-            hits = hits_of(event)
-            if not hits:
-                continue
-            for prop, hit in hits:
+            for prop, hit in hits_of(event):
                 if prop.kind == SOMETIMES:
                     r.sometimes[prop.name] = True
-                elif prop.kind == COST and prop.name not in r.costs:
-                    r.costs[prop.name] = Finding(prop.name, hit.detail,
-                                                 _path(self.parents, fp) + [action], fp, hit.cause)
-                elif prop.kind == SAFETY and not prop.judged:
-                    self._found(prop.name, hit.cause, hit.detail, fp, action)
-            for found in findings_of(event, hits):
-                if found.name != "note":
-                    self._found(found.name, found.cause, found.detail, fp, action)
+                elif prop.kind == COST:
+                    if prop.name not in r.costs:
+                        r.costs[prop.name] = Finding(prop.name, hit.detail,
+                                                     self.path(u) + [action], self.live.fps[u],
+                                                     hit.cause)
+                elif prop.kind == SAFETY:   # judged or diagnostic: findings_of's safety ones
+                    self._found(prop.name, hit.cause, hit.detail, u, action)
 
-    def _found(self, name: str, cause: str, detail: str, fp: int, action) -> None:
+    def _found(self, name: str, cause: str, detail: str, u: int, action) -> None:
         r = self.result
         if (name, cause) in r.by_cause:
             return
-        finding = Finding(name, detail, _path(self.parents, fp) + [action], fp, cause)
+        finding = Finding(name, detail, self.path(u) + [action], self.live.fps[u], cause)
         r.by_cause[(name, cause)] = finding
         r.violations.setdefault(name, finding)
 
@@ -191,12 +205,12 @@ def explore(scope: Scope, policy: Union[str, GateFunction, Gate] = "strict",
     restarts = BUDGET_NAMES.index("restarts")
     start = time.perf_counter()
     state0, budget0 = initial_state(config), scope.budgets()
-    fp0 = canon.fingerprint(state0, budget0)
-    search.add_node(fp0, state0, None, 0)
-    frontier = deque([(state0, budget0, fp0, 0)])
+    fp0, parts0 = canon.fingerprint(state0, budget0)
+    search.add_node(fp0, state0, -1, None, 0)
+    frontier = deque([(state0, budget0, fp0, parts0, 0)])
     cut = False
     while frontier and not cut:
-        state, budget, fp, depth = frontier.popleft()
+        state, budget, fp, parts, depth = frontier.popleft()
         result.depth = max(result.depth, depth)
         if max_depth is not None and depth >= max_depth:
             if not any("depth" in why for why in result.incomplete):
@@ -213,30 +227,30 @@ def explore(scope: Scope, policy: Union[str, GateFunction, Gate] = "strict",
                 whole = False
                 if result.gate_error is None:
                     result.gate_error = Finding("gate_error", str(exc),
-                                                _path(search.parents, fp) + [action], fp)
+                                                search.path(u) + [action], fp)
                     result.incomplete.append(f"the gate raised ({exc}); those transitions "
                                              "were skipped")
                 continue
             result.transitions += 1
             result.coverage[type(action).__name__] += 1
-            search.record(fp, action, events)
-            new_fp = canon.fingerprint(new_state, spent)
+            search.record(u, action, events)
+            new_fp, new_parts = canon.fingerprint(new_state, spent, state, parts)
             if search.graph is not None:
                 search.graph.add_edge(fp, new_fp, action=type(action).__name__)
             v = search.index.get(new_fp)
             if v is None:
-                if max_states is not None and len(search.parents) >= max_states:
+                if max_states is not None and len(search.index) >= max_states:
                     result.incomplete.append(f"state budget ({max_states:,} states) hit")
                     whole, cut = False, True
                     break
-                v = search.add_node(new_fp, new_state, (fp, action), depth + 1)
-                frontier.append((new_state, spent, new_fp, depth + 1))
+                v = search.add_node(new_fp, new_state, u, action, depth + 1)
+                frontier.append((new_state, spent, new_fp, new_parts, depth + 1))
             if is_fair(action, state):
                 search.live.add_edge(u, v)
         if whole:
             search.live.expanded(u)
-    result.states = len(search.parents)
-    result.liveness = search.live.verdict(_WAITING.name, result, search.parents)
+    result.states = len(search.index)
+    result.liveness = search.live.verdict(_WAITING.name, result, search.path)
     result.seconds = time.perf_counter() - start
     return result
 

@@ -6,11 +6,20 @@ idents, session owners) and, where the load balancer treats instances alike
 such a renaming get the same fingerprint, so the explorer visits one of them. Like TLC, a
 fingerprint is a 64-bit hash: distinct states colliding is possible in principle and
 vanishingly unlikely at these scopes.
+
+The hash of a renamed state is computed without building it (`Parts`): each client, each
+instance and the rest of the state is hashed once with the names it refers to taken out, and a
+renaming only re-combines those hashes with the renamed references. A successor shares every
+client and instance its action did not touch with its parent (the model's states are
+immutable tuples), so those hashes are reused by identity and only the changed component is
+hashed again. `rename` builds a renamed state in full: the definition the fast path must agree
+with (tests compare the two partitions of reachable states).
 """
 from __future__ import annotations
 
 from itertools import permutations
-from typing import List, Sequence, Tuple
+from operator import itemgetter
+from typing import List, NamedTuple, Optional, Sequence, Tuple
 
 from model import SystemConfig
 from model.state import Client, Instance, LiveSession, SessionRecord, State, Stream
@@ -18,15 +27,19 @@ from model.state import Client, Instance, LiveSession, SessionRecord, State, Str
 SYMMETRIC_LBS = ("random", "least_connections")
 
 
-# Renaming runs for every successor of every state, so it builds tuples directly
-# (tuple.__new__) rather than through NamedTuple._replace; the field positions it relies on are
-# checked by _FIELDS_AT below when the module loads.
+# Renaming builds tuples directly (tuple.__new__) rather than through NamedTuple._replace; the
+# field positions it relies on are checked by _FIELDS_AT below when the module loads.
 _new = tuple.__new__
 _FIELDS_AT = {(Client, "ident"): -1, (Client, "stream"): 4, (Stream, "instance"): 0,
-              (LiveSession, "client"): 0,
-              (SessionRecord, "client"): 0}
+              (LiveSession, "client"): 0, (SessionRecord, "client"): 0,
+              (Instance, "sessions"): 2}
 for (_kind, _name), _index in _FIELDS_AT.items():
     assert _kind._fields[_index] == _name, (_kind, _name)
+#: the State fields that name clients or instances; every other field is renamed by nothing
+_NAMING_FIELDS = ("clients", "instances", "registry", "owners", "affinity")
+_PLAIN_FIELDS = tuple(i for i, name in enumerate(State._fields) if name not in _NAMING_FIELDS)
+assert set(_NAMING_FIELDS) <= set(State._fields)
+_REGISTRY, _OWNERS, _AFFINITY = (State._fields.index(n) for n in _NAMING_FIELDS[2:])
 
 
 def _client(c: Client, cmap, imap) -> Client:
@@ -57,22 +70,151 @@ def rename(state: State, cmap: Sequence[int], imap: Sequence[int]) -> State:
         affinity=tuple((t, imap[i]) for t, i in state.affinity))
 
 
+def _client_part(c: Client) -> Tuple[int, int, int]:
+    """(hash of the client without the names it holds, its ident, its stream's instance or -1)."""
+    stream = c[4]
+    if stream is None:
+        return hash(c[:4] + (None,) + c[5:-1]), c[-1], -1
+    return hash(c[:4] + (stream[1:],) + c[5:-1]), c[-1], stream[0]
+
+
+def _instance_part(inst: Instance) -> Tuple[int, Tuple[int, ...]]:
+    """(hash of the instance without its sessions' clients, those clients in token order)."""
+    sessions = inst[2]
+    return (hash((inst[:2], tuple([(t, s[1:]) for t, s in sessions]), inst[3:])),
+            tuple([s[0] for _, s in sessions]))
+
+
+def _naming_part(registry, owners, affinity) -> Tuple[int, tuple, tuple, tuple]:
+    """The naming fields' hash without names, and the names: registry clients, owners,
+    affinity instances (each in token order)."""
+    return (hash((tuple([(t, r[1:]) for t, r in registry]), tuple([t for t, _ in owners]),
+                  tuple([t for t, _ in affinity]))),
+            tuple([r[0] for _, r in registry]), tuple([o for _, o in owners]),
+            tuple([i for _, i in affinity]))
+
+
+_plain_fields = itemgetter(*_PLAIN_FIELDS)
+
+
+class Parts(NamedTuple):
+    """A state's hashes with every client and instance reference taken out, and the references:
+    enough to hash the state under any renaming without building it."""
+
+    clients: Tuple[Tuple[int, int, int], ...]
+    instances: Tuple[Tuple[int, Tuple[int, ...]], ...]
+    plain: int                   # the fields no renaming touches
+    naming: Tuple[int, tuple, tuple, tuple]   # _naming_part of registry, owners, affinity
+
+
+def parts_of(state: State, parent: Optional[State] = None,
+             known: Optional[Parts] = None) -> Parts:
+    """The Parts of `state`; components shared (by identity) with `parent` reuse `known`."""
+    clients, instances = state[0], state[1]
+    registry, owners, affinity = state[_REGISTRY], state[_OWNERS], state[_AFFINITY]
+    if known is None:
+        return Parts(tuple([_client_part(c) for c in clients]),
+                     tuple([_instance_part(i) for i in instances]),
+                     hash(_plain_fields(state)), _naming_part(registry, owners, affinity))
+    before = parent[0]
+    c_parts = known.clients if clients is before else tuple(
+        [known.clients[k] if c is before[k] else _client_part(c) for k, c in enumerate(clients)])
+    before = parent[1]
+    i_parts = known.instances if instances is before else tuple(
+        [known.instances[k] if i is before[k] else _instance_part(i)
+         for k, i in enumerate(instances)])
+    naming = known.naming if (registry is parent[_REGISTRY] and owners is parent[_OWNERS] and
+                              affinity is parent[_AFFINITY]) \
+        else _naming_part(registry, owners, affinity)
+    return Parts(c_parts, i_parts, hash(_plain_fields(state)), naming)
+
+
+def renamed_hash(parts: Parts, cmap: Sequence[int], imap: Sequence[int], extra: tuple) -> int:
+    """The hash of the state `parts` describes, renamed by (cmap, imap), with `extra`; with
+    identity maps, the hash of the parts themselves."""
+    clients: List = [None] * len(parts.clients)
+    for k, (h, ident, inst) in enumerate(parts.clients):
+        clients[cmap[k]] = (h, cmap[ident], imap[inst] if inst >= 0 else -1)
+    instances: List = [None] * len(parts.instances)
+    for k, (h, refs) in enumerate(parts.instances):
+        instances[imap[k]] = (h, tuple([cmap[c] for c in refs]))
+    naming = parts.naming
+    return hash((tuple(clients), tuple(instances), parts.plain,
+                 (naming[0], tuple([cmap[c] for c in naming[1]]),
+                  tuple([cmap[c] for c in naming[2]]), tuple([imap[i] for i in naming[3]])),
+                 extra))
+
+
+def identity_hash(parts: Parts, extra: tuple) -> int:
+    """renamed_hash under the identity renaming, without renaming anything."""
+    return hash((parts.clients, parts.instances, parts.plain, parts.naming, extra))
+
+
+def _ranks(keys: List) -> Optional[Tuple[int, ...]]:
+    """rank of each key in sorted order, or None when two keys are equal (a tie)."""
+    order = sorted(range(len(keys)), key=keys.__getitem__)
+    ranks = [0] * len(keys)
+    for r, k in enumerate(order):
+        if r and keys[order[r - 1]] == keys[k]:
+            return None
+        ranks[k] = r
+    return tuple(ranks)
+
+
 class Canonicalizer:
-    """Fingerprints for one configuration: which renamings are symmetries of it."""
+    """Fingerprints for one configuration: which renamings are symmetries of it.
+
+    The fingerprint of a state is the hash of one canonical renaming of it: clients (and, where
+    instances are interchangeable, instances) are put in the order of signatures no renaming
+    changes (a component's hash without names, and the hashes of what it refers to). Every
+    state of an orbit has the same signatures, so all of them get the same canonical renaming;
+    when two signatures tie, the order is ambiguous and the fingerprint is instead the smallest
+    hash over every renaming (also the same for the whole orbit)."""
 
     def __init__(self, config: SystemConfig, symmetry: bool = True):
         n_c, n_i = config.clients, config.instances
-        client_perms = list(permutations(range(n_c))) if symmetry else [tuple(range(n_c))]
-        instance_perms = list(permutations(range(n_i))) \
-            if symmetry and config.lb in SYMMETRIC_LBS else [tuple(range(n_i))]
-        identity = (tuple(range(n_c)), tuple(range(n_i)))
-        self.renamings: List[Tuple[Tuple[int, ...], Tuple[int, ...]]] = \
-            [(c, i) for c in client_perms for i in instance_perms if (c, i) != identity]
+        self.clients_alike = symmetry and n_c > 1
+        self.instances_alike = symmetry and n_i > 1 and config.lb in SYMMETRIC_LBS
+        client_perms = list(permutations(range(n_c))) if self.clients_alike \
+            else [tuple(range(n_c))]
+        instance_perms = list(permutations(range(n_i))) if self.instances_alike \
+            else [tuple(range(n_i))]
+        self.identity = (tuple(range(n_c)), tuple(range(n_i)))
+        #: every symmetry of the configuration, the identity first
+        self.renamings: List[Tuple[Tuple[int, ...], Tuple[int, ...]]] = [self.identity] + \
+            [(c, i) for c in client_perms for i in instance_perms if (c, i) != self.identity]
 
-    def fingerprint(self, state: State, extra: tuple = ()) -> int:
-        best = hash((state, extra))
-        for cmap, imap in self.renamings:
-            h = hash((rename(state, cmap, imap), extra))
-            if h < best:
-                best = h
-        return best
+    def canonical_renaming(self, parts: Parts) -> Optional[Tuple[tuple, tuple]]:
+        """(cmap, imap) putting clients and instances in signature order; None on a tie."""
+        client_hash = [p[0] for p in parts.clients]
+        if self.instances_alike:
+            # an instance is known by its content, and so is the instance a client streams from
+            instance_hash = [p[0] for p in parts.instances]
+            imap = _ranks([(h, tuple([client_hash[c] for c in refs]))
+                           for h, refs in parts.instances])
+            if imap is None:
+                return None
+            signatures = [(h, instance_hash[inst] if inst >= 0 else -1)   # hash() is never -1
+                          for h, _, inst in parts.clients]
+        else:
+            imap = self.identity[1]
+            signatures = [(h, inst) for h, _, inst in parts.clients]
+        cmap = _ranks(signatures) if self.clients_alike else self.identity[0]
+        return None if cmap is None else (cmap, imap)
+
+    def fingerprint(self, state: State, extra: tuple = (), parent: Optional[State] = None,
+                    known: Optional[Parts] = None) -> Tuple[int, Parts]:
+        """(the fingerprint of (state, extra), the state's Parts for its successors' use)."""
+        parts = parts_of(state, parent, known)
+        if len(self.renamings) == 1:
+            return identity_hash(parts, extra), parts
+        canonical = self.canonical_renaming(parts)
+        if canonical is None:
+            return min(renamed_hash(parts, cmap, imap, extra)
+                       for cmap, imap in self.renamings), parts
+        return renamed_hash(parts, canonical[0], canonical[1], extra), parts
+
+    def fingerprint_by_renaming(self, state: State, extra: tuple = ()) -> int:
+        """A fingerprint with the same partition of states, computed by building every renamed
+        state (slow: the definition the fast path is tested against)."""
+        return min(hash((rename(state, cmap, imap), extra)) for cmap, imap in self.renamings)

@@ -1,0 +1,109 @@
+"""The explorer's fast fingerprints against their definition.
+
+`Canonicalizer.fingerprint` hashes one canonical renaming from per-component hashes reused
+across a successor's unchanged clients and instances; `fingerprint_by_renaming` builds every
+renamed state and takes the smallest hash. They must partition states alike (same orbit, same
+fingerprint; different orbits, different fingerprints), and an exploration must be the same
+whichever is used: states, transitions, verdicts, every shortest trace.
+"""
+from itertools import combinations
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from model import apply, enabled_actions, initial_state
+from simulations.explore.scope import Scope, default_system
+from simulations.explore.search import explore
+from simulations.explore.symmetry import Canonicalizer, parts_of, rename
+
+SYSTEMS = [
+    default_system().replace(instances=2),
+    default_system().replace(instances=2, lb="round_robin"),
+    default_system().replace(instances=2, lb="least_connections", store="local",
+                             buffer="local", event_ids="per_session"),
+    default_system().replace(clients=3),
+    default_system().replace(instances=2, clients=3, messages_per_session=2),
+]
+
+
+def walk(config, choices):
+    """The states of one run of the model, each action picked by the next choice."""
+    state, states = initial_state(config), []
+    for choice in choices:
+        actions = enabled_actions(state, config)
+        if not actions:
+            break
+        parent = state
+        state, _ = apply(state, actions[choice % len(actions)], config, "naive", check=False)
+        states.append((parent, state))
+    return states
+
+
+@settings(max_examples=60, deadline=None)
+@given(system=st.sampled_from(SYSTEMS),
+       runs=st.lists(st.lists(st.integers(0, 50), max_size=14), min_size=2, max_size=4),
+       extra=st.sampled_from([(), (1, 0, 2)]))
+def test_fast_fingerprints_partition_states_as_the_renaming_definition(system, runs, extra):
+    canon = Canonicalizer(system)
+    seen = []
+    for choices in runs:
+        for parent, state in walk(system, choices):
+            fast, parts = canon.fingerprint(state, extra)
+            # a successor's parts, reused from its parent's, are its parts from scratch
+            _, parent_parts = canon.fingerprint(parent, extra)
+            assert canon.fingerprint(state, extra, parent, parent_parts) == (fast, parts)
+            assert parts == parts_of(state)
+            # every renaming of a state is in its orbit: the same fingerprint
+            for cmap, imap in canon.renamings:
+                assert canon.fingerprint(rename(state, cmap, imap), extra)[0] == fast
+            seen.append((fast, canon.fingerprint_by_renaming(state, extra)))
+    for (fast_a, slow_a), (fast_b, slow_b) in combinations(seen, 2):
+        assert (fast_a == fast_b) == (slow_a == slow_b)
+
+
+def test_both_ways_of_fingerprinting_are_taken():
+    """Tied signatures (two clients alike) take the smallest hash over every renaming; distinct
+    ones the canonical renaming."""
+    config = SYSTEMS[0]
+    canon = Canonicalizer(config)
+    state = initial_state(config)
+    assert canon.canonical_renaming(parts_of(state)) is None
+    state, _ = apply(state, enabled_actions(state, config)[0], config, "strict")
+    assert canon.canonical_renaming(parts_of(state)) is not None
+
+
+def _summary(result):
+    """Everything an exploration reports, traces included."""
+    verdicts = {name: (v.verdict, v.why,
+                       None if v.finding is None else repr(v.finding.actions),
+                       {cause: repr(f.actions) for cause, f in v.causes.items()})
+                for name, v in result.verdicts().items()}
+    return {"states": result.states, "transitions": result.transitions,
+            "depth": result.depth, "incomplete": result.incomplete, "verdicts": verdicts,
+            "sometimes": result.sometimes, "coverage": dict(result.coverage),
+            "costs": {k: repr(f.actions) for k, f in result.costs.items()},
+            "by_cause": {k: repr(f.actions) for k, f in result.by_cause.items()}}
+
+
+SCOPES = [
+    (Scope(), "strict", None),
+    (Scope(), "range", 8000),
+    (Scope(system=default_system().replace(instances=2)), "naive", 6000),
+    (Scope(system=default_system().replace(instances=2, lb="least_connections", store="local",
+                                           buffer="local")), "generation", 6000),
+]
+
+
+@pytest.mark.parametrize("scope,policy,max_states", SCOPES,
+                         ids=[f"{s.system.instances}i-{s.system.lb}-{p}" for s, p, _ in SCOPES])
+@pytest.mark.parametrize("symmetry", [True, False], ids=["symmetry", "no-symmetry"])
+def test_an_exploration_is_the_same_with_the_renaming_definition(scope, policy, max_states,
+                                                                   symmetry, monkeypatch):
+    fast = _summary(explore(scope, policy, symmetry=symmetry, max_states=max_states))
+
+    def by_renaming(self, state, extra=(), parent=None, known=None):
+        return self.fingerprint_by_renaming(state, extra), None
+
+    monkeypatch.setattr(Canonicalizer, "fingerprint", by_renaming)
+    assert _summary(explore(scope, policy, symmetry=symmetry, max_states=max_states)) == fast
