@@ -6,7 +6,7 @@ changes. Server-side actions live here; client-side ones in `model.client_side`,
 """
 from __future__ import annotations
 
-from typing import NamedTuple, Tuple, Union
+from typing import NamedTuple, Optional, Tuple, Union
 
 from .actions import (Arrive, ClientRestart, Compact, Deliver, Depart, Disconnect, Drain, Emit,
                       Evict, ForeignCursor, IdleTimeout, Init, Persist, Reconnect, Start, Stop,
@@ -57,14 +57,49 @@ def emit(state: State, config: SystemConfig, token: int) -> Tuple[State, list]:
                            tuple(live_to), dropped, result, config.has_side_effect(msg), first)]
 
 
-def mark_stalls(state: State, config: SystemConfig) -> Tuple[State, list]:
+def _touched_sessions(before: State, after: State) -> Optional[set]:
+    """Tokens whose live session changed in some instance between two states (None: an
+    instance changed status, or its sessions changed shape: anything may have changed)."""
+    touched: set = set()
+    for old, new in zip(before.instances, after.instances):
+        if old is new:
+            continue
+        if old.status != new.status or len(old.sessions) != len(new.sessions):
+            return None
+        for (t, s), (u, v) in zip(old.sessions, new.sessions):
+            if t != u:
+                return None
+            if s is not v:
+                touched.add(t)
+    return touched
+
+
+def mark_stalls(state: State, config: SystemConfig,
+                before: Optional[State] = None) -> Tuple[State, list]:
     """Flag every open stream that has just become dead (nothing in flight, nothing can ever
     arrive on it, the client is still owed messages) and record a StreamStalled for it.
     Deadness is stable while a stream stays open (only its own session's holder can feed it,
     and only a reconnect, which needs the stream closed, can change the holder), so a stream is
-    flagged once."""
+    flagged once.
+
+    Whether client c's stream is dead depends only on the client, the registry and the
+    instances' status and live sessions of its token. `before` is the state this one was
+    reached from, in which every dead stream was flagged already (apply keeps that invariant):
+    when the registry is the very same value, only the clients that changed and the streams of
+    sessions that changed are looked at."""
+    clients = range(len(state.clients))
+    if before is not None and state.registry is before.registry and \
+            len(state.instances) == len(before.instances):
+        touched = _touched_sessions(before, state)
+        if touched is not None:
+            old = before.clients
+            clients = [c for c in clients
+                       if c >= len(old) or state.clients[c] is not old[c] or
+                       (state.clients[c].stream is not None and
+                        state.clients[c].stream.token in touched)]
     events: list = []
-    for c, client in enumerate(state.clients):
+    for c in clients:
+        client = state.clients[c]
         stream = client.stream
         if client.phase != "open" or client.inflight or stream.stalled or \
                 not stream_is_dead(state, config, c):
@@ -172,5 +207,5 @@ def apply(state: State, action, config: SystemConfig,
     if type(gate) is not Gate:
         gate = resolve_gate(gate)
     new_state, events = handler(state, config, gate, action)
-    new_state, stalls = mark_stalls(new_state, config)
+    new_state, stalls = mark_stalls(new_state, config, state)
     return Step(new_state, tuple(events) + tuple(stalls))

@@ -152,6 +152,9 @@ def identity_hash(parts: Parts, extra: tuple) -> int:
 
 def _ranks(keys: List) -> Optional[Tuple[int, ...]]:
     """rank of each key in sorted order, or None when two keys are equal (a tie)."""
+    if len(keys) == 2:
+        first, second = keys
+        return None if first == second else ((0, 1) if first < second else (1, 0))
     order = sorted(range(len(keys)), key=keys.__getitem__)
     ranks = [0] * len(keys)
     for r, k in enumerate(order):
@@ -212,6 +215,8 @@ class Canonicalizer:
         if canonical is None:
             return min(renamed_hash(parts, cmap, imap, extra)
                        for cmap, imap in self.renamings), parts
+        if canonical == self.identity:   # the same value, without renaming anything
+            return identity_hash(parts, extra), parts
         return renamed_hash(parts, canonical[0], canonical[1], extra), parts
 
     def fingerprint_by_renaming(self, state: State, extra: tuple = ()) -> int:

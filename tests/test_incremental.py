@@ -1,10 +1,13 @@
-"""The explorer's fast fingerprints against their definition.
+"""Incremental work against its definition: the explorer's fingerprints and stall marking.
 
 `Canonicalizer.fingerprint` hashes one canonical renaming from per-component hashes reused
 across a successor's unchanged clients and instances; `fingerprint_by_renaming` builds every
 renamed state and takes the smallest hash. They must partition states alike (same orbit, same
 fingerprint; different orbits, different fingerprints), and an exploration must be the same
 whichever is used: states, transitions, verdicts, every shortest trace.
+
+`mark_stalls(state, config, before)` looks only at the streams a transition could have made
+dead; it must flag exactly what a scan of every open stream flags.
 """
 from itertools import combinations
 
@@ -12,7 +15,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from model import apply, enabled_actions, initial_state
+from model import apply, enabled_actions, initial_state, resolve_gate
+from model.transitions import _HANDLERS, mark_stalls
 from simulations.explore.scope import Scope, default_system
 from simulations.explore.search import explore
 from simulations.explore.symmetry import Canonicalizer, parts_of, rename
@@ -107,3 +111,26 @@ def test_an_exploration_is_the_same_with_the_renaming_definition(scope, policy, 
 
     monkeypatch.setattr(Canonicalizer, "fingerprint", by_renaming)
     assert _summary(explore(scope, policy, symmetry=symmetry, max_states=max_states)) == fast
+
+
+STALL_SYSTEMS = SYSTEMS + [
+    default_system().replace(clients=4, instances=2, store="local", buffer="local",
+                             messages_per_session=3, messages_per_call=3),
+    default_system().replace(clients=3, instances=3, lb="round_robin", messages_per_session=2),
+]
+
+
+@settings(max_examples=80, deadline=None)
+@given(system=st.sampled_from(STALL_SYSTEMS), policy=st.sampled_from(["naive", "strict", "sdk"]),
+       choices=st.lists(st.integers(0, 60), min_size=1, max_size=30))
+def test_stall_marking_after_a_transition_is_the_full_scan(system, policy, choices):
+    gate = resolve_gate(policy)
+    state = initial_state(system)
+    for choice in choices:
+        actions = enabled_actions(state, system)
+        if not actions:
+            break
+        action = actions[choice % len(actions)]
+        after, _ = _HANDLERS[type(action)](state, system, gate, action)
+        assert mark_stalls(after, system, state) == mark_stalls(after, system)
+        state = apply(state, action, system, gate, check=False).state
