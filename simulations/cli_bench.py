@@ -19,6 +19,9 @@ def add_parser(verbs) -> None:
     p.add_argument("--policy", default="strict", help="policy the benchmark runs")
     p.add_argument("--duration", type=float, default=3600.0,
                    help="simulated seconds of the DES benchmark run")
+    p.add_argument("--instances", type=int, default=None, metavar="N",
+                   help="explore: also explore the default scope with N instances in a fresh "
+                        "process and report its wall time and peak memory")
     p.add_argument("--json", action="store_true", help="print the figures as JSON")
     p.set_defaults(handler=run)
 
@@ -36,7 +39,11 @@ def _text(target: str, r: dict) -> str:
                 f"with the same branching over nested tuples of the state's depth "
                 f"({r['baseline_nesting']}) and scalars ({r['baseline_width']}) "
                 f"{r['baseline_states_per_s']:,.0f}/s, ratio {r['ratio']:.3f}; over one flat "
-                f"tuple {r['flat_baseline_states_per_s']:,.0f}/s, ratio {r['flat_ratio']:.3f}")
+                f"tuple {r['flat_baseline_states_per_s']:,.0f}/s, ratio {r['flat_ratio']:.3f}"
+                + ("" if "larger_scope" not in r else
+                   "\nexplore (default scope, {instances} instances, {policy}, a fresh process): "
+                   "{states:,} states, {transitions:,} transitions in {wall_seconds:.1f} s wall, "
+                   "peak memory {peak_rss_mb:.0f} MB".format(**r["larger_scope"])))
     return (f"DES ({r['config']}, {r['policy']}, {r['simulated_seconds']:g} simulated s): "
             f"{r['transitions']} transitions in {r['cpu_seconds']:.2f} CPU s = "
             f"{r['transitions_per_cpu_s']:,.0f}/s; bare SimPy {r['timeouts_per_cpu_s']:,.0f} "
@@ -49,8 +56,15 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError(f"unknown benchmark {args.target!r}; valid: {', '.join(TARGETS)}")
     if args.duration <= 0:
         raise UsageError("--duration must be > 0")
+    from model import POLICIES
+    if args.policy not in POLICIES:
+        raise UsageError(f"unknown policy {args.policy!r}; valid: {', '.join(POLICIES)}")
+    if args.instances is not None and (args.target != "explore" or args.instances < 1):
+        raise UsageError("--instances N (N >= 1) goes with `bench explore` only")
     result = {"des": lambda: bench.des(args.policy, args.duration),
               "explore": lambda: bench.explore_default(args.policy),
               "sweep": bench.sweep}[args.target]()
+    if args.instances is not None:
+        result["larger_scope"] = bench.explore_scope(args.policy, args.instances)
     print(json.dumps(result, sort_keys=True) if args.json else _text(args.target, result))
     return 0

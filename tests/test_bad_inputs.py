@@ -127,6 +127,10 @@ CASES = {
                                             str(_file(t, "f", b"x"))], "exists and is a file"),
     "conformance --out on a file": (lambda t: ["conformance", "--predict-only", "--out",
                                                str(_file(t, "f", b"x"))], "exists and is a file"),
+    "bench on an unknown policy": (lambda t: ["bench", "explore", "--policy", "nope"],
+                                   "unknown policy 'nope'"),
+    "bench --instances with des": (lambda t: ["bench", "des", "--instances", "2"],
+                                   "goes with `bench explore` only"),
     "verify --out on someone's folder": (
         lambda t: ["verify", "--space", str(ROOT / "simulations/spaces/reduced.toml"), "--out",
                    str(_foreign_folder(t))], "holds files this `verify` did not write"),

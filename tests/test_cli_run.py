@@ -134,3 +134,23 @@ def test_the_explorer_benchmark_has_its_bfs_baseline_and_ratio():
     assert base["states"] >= 5000 and base["depth"] > 1 and base["states_per_s"] > 0
     # the yardstick is deterministic in what it visits
     assert baseline_bfs(5000, 3.4)["states"] == base["states"]
+
+
+def test_the_shaped_baseline_keeps_the_state_shape_and_changes_one_scalar():
+    from model import initial_state
+    from simulations.bench import _bump, _nesting, _paths, _plain, shaped_baseline_bfs
+    from simulations.explore.scope import Scope
+    state = initial_state(Scope().system)
+    root = _plain(state)
+    assert _nesting(root) == _nesting(state) == 4
+    paths = _paths(root)
+    assert len(paths) == 26
+    child = _bump(root, paths[7])
+    assert _paths(child) == paths               # same shape
+    assert sum(a != b for a, b in zip(_leaves(child), _leaves(root))) == 1
+    run = shaped_baseline_bfs(3000, 2.5, state)
+    assert run["states"] >= 3000 and run["depth"] > 1
+
+
+def _leaves(value):
+    return [x for v in value for x in _leaves(v)] if isinstance(value, tuple) else [value]
