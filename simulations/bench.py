@@ -54,33 +54,9 @@ def des(policy: str = "strict", duration: float = 3600.0, repeats: int = 3) -> D
 
 
 def baseline_bfs(states: int, branching: float, width: int = 16) -> Dict[str, object]:
-    """A plain Python BFS over tuples: the yardstick for the explorer. States are `width`-tuples
-    of small ints; each has round(branching) successors (one element changed, chosen by the
-    state's hash, so the space is large and every depth has new states); the search keeps
-    a visited set of hashes and a parent pointer per state, and stops after `states` distinct
-    states. It does what any explicit-state search must (build a successor, hash it, test and
-    record it) and nothing the model adds."""
-    fan = max(1, round(branching))
-    start = time.process_time()
-    root = (0,) * width
-    parents = {hash(root): None}
-    frontier, depth = [root], 0
-    while frontier and len(parents) < states:
-        depth += 1
-        following = []
-        for state in frontier:
-            key = hash(state)
-            for i in range(fan):
-                at = (key + i) % width      # which element changes depends on the state
-                child = state[:at] + ((state[at] + 1) % 5,) + state[at + 1:]
-                found = hash(child)
-                if found not in parents:
-                    parents[found] = key
-                    following.append(child)
-        frontier = following
-    cpu = time.process_time() - start
-    return {"states": len(parents), "depth": depth, "cpu_seconds": cpu,
-            "states_per_s": len(parents) / cpu}
+    """A plain Python BFS over flat tuples: `shaped_baseline_bfs` over one `width`-tuple of
+    small ints."""
+    return shaped_baseline_bfs(states, branching, (0,) * width)
 
 
 def _leaves(value) -> int:
@@ -114,9 +90,14 @@ def _bump(value: tuple, path: Tuple[int, ...]) -> tuple:
 
 
 def shaped_baseline_bfs(states: int, branching: float, shape) -> Dict[str, object]:
-    """baseline_bfs over states shaped like `shape` (nested tuples, the same depth and the same
-    scalars as the model's state): a successor rebuilds the path to one scalar and the whole
-    nested state is hashed, as the explorer must hash its states."""
+    """A plain Python BFS: the yardstick for the explorer. States are shaped like `shape`
+    (nested tuples of small ints, the same depth and scalars as the model's state); each has
+    round(branching) successors, each with one scalar changed (chosen by the state's hash, so
+    the space is large and every depth has new states): the path to it is rebuilt and the whole
+    nested state hashed, as the explorer must hash its states. The search keeps a visited set
+    of hashes and a parent pointer per state, and stops after `states` distinct states. It does
+    what any explicit-state search must (build a successor, hash it, test and record it) and
+    nothing the model adds."""
     fan = max(1, round(branching))
     root = _plain(shape)
     paths = _paths(root)
