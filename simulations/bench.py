@@ -59,13 +59,6 @@ def baseline_bfs(states: int, branching: float, width: int = 16) -> Dict[str, ob
     return shaped_baseline_bfs(states, branching, (0,) * width)
 
 
-def _leaves(value) -> int:
-    """How many scalars a (nested tuple) state holds: the flat baseline's tuple width."""
-    if isinstance(value, (tuple, list)):
-        return sum(_leaves(v) for v in value)
-    return 1
-
-
 def _plain(value):
     """A state as plain nested tuples of small ints (its shape, not its types): every scalar
     becomes 0, an empty tuple stays empty."""
@@ -134,7 +127,7 @@ def explore_default(policy: str = "strict") -> Dict[str, object]:
     result = explore(Scope(), policy)
     cpu = time.process_time() - start
     state0 = initial_state(Scope().system)
-    width = _leaves(state0)
+    width = len(_paths(_plain(state0)))   # its scalars
     branching = result.transitions / max(result.states, 1)
     shaped = shaped_baseline_bfs(result.states, branching, state0)
     flat = baseline_bfs(result.states, branching, width)
