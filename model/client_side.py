@@ -24,6 +24,7 @@ def deliver(state: State, config: SystemConfig, c: int) -> Tuple[State, list]:
     who = client.ident
     item, rest = client.inflight[0], client.inflight[1:]
     truth = item.truth
+    assert client.stream is not None and client.token is not None
     stream = client.stream._replace(frames=client.stream.frames + 1)
     client = client._replace(inflight=rest, stream=stream, cursor=Cursor(item.wire, truth),
                              seen=client.seen | {item.wire} if config.client_dedupe else client.seen)
@@ -59,6 +60,7 @@ def persist(state: State, config: SystemConfig, c: int) -> Tuple[State, list]:
 def close_stream(state: State, c: int, reason: str) -> Tuple[State, list]:
     """The client's open stream ends; events in flight are lost, the work is not."""
     client = state.clients[c]
+    assert client.stream is not None
     event = StreamClosed(client.ident, client.stream.instance, reason, client.stream.frames)
     client = client._replace(phase="idle", stream=None, inflight=())
     return _set(state, c, client), [event]
@@ -107,5 +109,6 @@ def depart(state: State, config: SystemConfig, c: int) -> Tuple[State, list]:
 def foreign_cursor(state: State, config: SystemConfig, c: int, donor: int) -> Tuple[State, list]:
     """A client bug: the cursor of another session ends up in this client's Last-Event-ID."""
     cursor = state.clients[donor].cursor
+    assert cursor is not None
     client = state.clients[c]._replace(cursor=cursor)
     return _set(state, c, client), [CursorReplaced(client.ident, state.clients[donor].ident, cursor.wire)]

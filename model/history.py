@@ -60,7 +60,8 @@ class Decided(NamedTuple):
 class Applied(NamedTuple):
     client: int
     wire: WireId
-    owner: int                 # client whose work the message is (ground truth)
+    owner: Optional[int]       # client whose work the message is (ground truth; None once
+    #                            its session was forgotten)
     msg: int
     side_effect: bool          # a non-idempotent call result: applying it twice repeats
     token: int                 # session the event was emitted on
@@ -84,7 +85,7 @@ class Dropped(NamedTuple):
 
     client: int
     wire: WireId
-    owner: int
+    owner: Optional[int]
     msg: int
     new: bool                  # the dropped message had never been applied (a reused id)
 

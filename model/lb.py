@@ -48,8 +48,9 @@ def route_choices(state: State, config: SystemConfig, token: Optional[int]) -> T
     if config.lb == "least_connections":
         load = {i: 0 for i in up}
         for client in state.clients:
-            if client.phase == "open" and client.stream.instance in load:
-                load[client.stream.instance] += 1
+            stream = client.stream
+            if client.phase == "open" and stream is not None and stream.instance in load:
+                load[stream.instance] += 1
         least = min(load.values())
         return tuple(i for i in up if load[i] == least)
     if config.lb == "sticky" and token is not None:

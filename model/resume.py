@@ -7,7 +7,7 @@ a rejection (re-initialize, accept a gap, or fail).
 """
 from __future__ import annotations
 
-from typing import List, Tuple
+from typing import List, Optional, Tuple
 
 from .config import SystemConfig
 from .history import (ClientFailed, Decided, GapAccepted, Initialized, Recreated, StreamClosed,
@@ -80,8 +80,9 @@ def stream_is_dead(state: State, config: SystemConfig, c: int) -> bool:
     """Client `c`'s open stream has nothing in flight, no data can ever arrive on it, and the
     client is still owed messages: it waits for nothing (a stall, until an idle timeout)."""
     client = state.clients[c]
-    return client.phase == "open" and not client.inflight and owes(config, client) and \
-        not can_emit(state, config, client.stream.instance, client.stream.token)
+    stream = client.stream
+    return client.phase == "open" and stream is not None and not client.inflight and \
+        owes(config, client) and not can_emit(state, config, stream.instance, stream.token)
 
 
 def _recreate(state: State, config: SystemConfig, instance: int, token: int) -> Tuple[State, int]:
@@ -120,6 +121,7 @@ def _replayed(state: State, config: SystemConfig, instance: int, token: int,
         key = buffer_key(config, found.truth.token)
         other = "shared" if key == buffer_key(config, token) else "foreign"
         source = tget(visible_buffers(state, config, instance), key)
+        assert source is not None
         return tuple(Item(e.wire, e.truth, "replay" if e.truth.token == token else other)
                      for e in source.entries if e.truth.serial > found.truth.serial)
     if buffer is None:
@@ -130,7 +132,12 @@ def _replayed(state: State, config: SystemConfig, instance: int, token: int,
     if key is None:
         return ()
     return tuple(Item(e.wire, e.truth, "replay") for e in buffer.entries
-                 if order_key(config.event_ids, e.wire) > key)
+                 if _after(order_key(config.event_ids, e.wire), key))
+
+
+def _after(key: Optional[int], than: int) -> bool:
+    """An entry's order key is after `than` (an id of another scheme never is)."""
+    return key is not None and key > than
 
 
 def tell_gap(state: State, client: Client, resume_from,
@@ -163,9 +170,10 @@ def _admit(state: State, config: SystemConfig, c: int, instance: int,
     client is owed messages is a stall here and now: the client gets no data and asks again."""
     client = state.clients[c]
     token, cursor = client.token, client.cursor
+    assert token is not None
     items = _replay_items(state, config, instance, token, decision.effect,
                           cursor.wire if cursor is not None else None)
-    after = []
+    after: list = []
     if decision.effect is Effect.GAP:  # the leading gap event names the floor
         buffer = buffer_of(state, config, instance, token)
         floor = buffer.floor if buffer is not None else None
