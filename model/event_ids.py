@@ -33,14 +33,25 @@ def order_key(scheme: str, wire: WireId) -> Optional[int]:
     if scheme in ("per_session", "global"):
         return wire if isinstance(wire, int) else None
     if scheme == "tagged":
-        return wire[2] if isinstance(wire, tuple) and len(wire) == 3 else None
+        tag = _tag(wire)
+        return tag[2] if tag is not None else None
+    return None
+
+
+def _tag(wire: WireId) -> Optional[Tuple[int, int, int]]:
+    """(session, generation, seq) of a tagged id; None for any other id."""
+    if isinstance(wire, tuple) and len(wire) == 3:
+        session, generation, seq = wire
+        if isinstance(session, int) and isinstance(generation, int) and isinstance(seq, int):
+            return session, generation, seq
     return None
 
 
 def decode(scheme: str, wire: WireId) -> Tuple[Optional[int], Optional[int]]:
     """(session, generation) readable from the id itself; (None, None) unless tagged."""
-    if scheme == "tagged" and isinstance(wire, tuple) and len(wire) == 3:
-        return wire[0], wire[1]
+    tag = _tag(wire) if scheme == "tagged" else None
+    if tag is not None:
+        return tag[0], tag[1]
     return None, None
 
 

@@ -36,8 +36,9 @@ def lookup(state: State, config: SystemConfig, instance: int, token: int,
         buffer = buffer_of(state, config, instance, token)
         candidates = buffer.entries if buffer is not None else ()
     else:
-        candidates = [e for _, b in visible_buffers(state, config, instance) for e in b.entries]
-    best = None
+        candidates = tuple(e for _, b in visible_buffers(state, config, instance)
+                           for e in b.entries)
+    best: Optional[Entry] = None
     for entry in candidates:
         if entry.wire == wire and (best is None or entry.truth.serial > best.truth.serial):
             best = entry
@@ -106,7 +107,7 @@ def _cursor_view(state: State, config: SystemConfig, instance: int, token: int,
     entry = lookup(state, config, instance, token, wire)
     found = entry is not None
     own_stream = buffer_key(config, token)
-    elsewhere = found and buffer_key(config, entry.truth.token) != own_stream
+    elsewhere = entry is not None and buffer_key(config, entry.truth.token) != own_stream
     if not found and buffer is not None and buffer.floor is not None \
             and buffer.floor.wire == wire:
         entry = buffer.floor  # the instance remembers the id it last dropped from S's buffer

@@ -24,7 +24,7 @@ re-initialized and re-issued its unfinished call, whose progress it had already 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Callable, Dict, List, NamedTuple, Optional, Tuple
+from typing import Any, Callable, Dict, List, NamedTuple, Optional, Tuple
 
 from .config import SystemConfig
 from .history import (Applied, BufferCompacted, ClientFailed, ClientRestarted, Decided, Dropped,
@@ -43,7 +43,7 @@ RECOVERY_CAUSES = ("reissued_after_refusal",)
 class Hit(NamedTuple):
     """What a check saw in one event: how many, why (the cause) and a line for narratives."""
 
-    count: int
+    count: int  # type: ignore[assignment]   # (a field, not tuple.count)
     cause: str
     detail: str
 
@@ -52,7 +52,7 @@ class Finding(NamedTuple):
     """What one event counted for one property (`name` "note" for remarks that count nothing)."""
 
     name: str
-    count: int
+    count: int  # type: ignore[assignment]   # (a field, not tuple.count)
     detail: str
     cause: str = ""
 
@@ -73,7 +73,7 @@ class Property:
     summary: str
     judged: bool = False
     reads: Tuple[type, ...] = ()
-    check: Optional[Callable[[object], Optional[Hit]]] = None
+    check: Optional[Callable[[Any], Optional[Hit]]] = None
     waiting: Optional[Callable[..., Optional[str]]] = None
     applies: Callable[[SystemConfig], bool] = _always
 
@@ -131,8 +131,9 @@ def _needless_reinit(e: Decided) -> Optional[Hit]:
 
 
 def _execution_cause(e: Emitted) -> str:
-    return "recreated_generation" if e.first_execution[0] == e.token \
-        else "reissued_after_refusal"
+    first = e.first_execution
+    assert first is not None    # asked only of a call executed before
+    return "recreated_generation" if first[0] == e.token else "reissued_after_refusal"
 
 
 def _duplicate_execution(e: Emitted) -> Optional[Hit]:
@@ -165,7 +166,7 @@ def _event(kind, predicate: Callable[[object], bool], cause: Callable = lambda e
     return (kind if isinstance(kind, tuple) else (kind,)), check
 
 
-def _situation(name: str, summary: str, kind: type, predicate, applies=_always) -> Property:
+def _situation(name: str, summary: str, kind: Any, predicate, applies=_always) -> Property:
     reads, check = _event(kind, predicate, detail=name)
     return Property(name, SOMETIMES, name, summary, reads=reads, check=check, applies=applies)
 
@@ -272,7 +273,9 @@ def hits_of(event) -> List[Tuple[Property, Hit]]:
     """Every property (of any kind) this one event shows, with what it saw."""
     out = []
     for prop in _BY_EVENT.get(type(event), ()):
-        hit = prop.check(event)
+        check = prop.check
+        assert check is not None   # every property that reads events checks them
+        hit = check(event)
         if hit is not None:
             out.append((prop, hit))
     return out

@@ -11,9 +11,11 @@ Wire event ids are plain hashable values whose shape depends on the event-id sch
 from __future__ import annotations
 
 from enum import Enum
-from typing import Hashable, NamedTuple, Optional
+from typing import NamedTuple, Optional, Tuple, Union
 
-WireId = Hashable
+#: an event id on the wire: a counter value, (session, generation, seq) when tagged, or
+#: ("uuid", serial) for an opaque unique id (model.event_ids issues them)
+WireId = Union[int, Tuple[Union[int, str], ...]]
 
 
 class Code(str, Enum):

@@ -128,11 +128,11 @@ def _replayed(state: State, config: SystemConfig, instance: int, token: int,
         return ()
     if buffer.floor is not None and buffer.floor.wire == wire:
         return tuple(Item(e.wire, e.truth, "replay") for e in buffer.entries)
-    key = order_key(config.event_ids, wire)  # E is no entry: replay what compares after it
-    if key is None:
+    after = order_key(config.event_ids, wire)  # E is no entry: replay what compares after it
+    if after is None:
         return ()
     return tuple(Item(e.wire, e.truth, "replay") for e in buffer.entries
-                 if _after(order_key(config.event_ids, e.wire), key))
+                 if _after(order_key(config.event_ids, e.wire), after))
 
 
 def _after(key: Optional[int], than: int) -> bool:
@@ -211,21 +211,23 @@ def reconnect(state: State, config: SystemConfig, gate: Gate, c: int,
     """GET with the client's token and cursor, routed to `instance` and decided by `gate`."""
     client = state.clients[c]
     token = client.token
+    assert token is not None   # enabled only for a client holding a session
     request = ResumeRequest(token, client.cursor.wire if client.cursor is not None else None)
     view = build_view(state, config, instance, request)
     decision = decide(gate, request, view)
     live_elsewhere = _live_anywhere(state, config, token)
     state = advance(state, config, token, instance, False)
     events: List = []
-    recreated = None
+    recreated: Optional[int] = None
     if view.recreates and decision.admitted:  # a refusal never creates server state
-        state, recreated = _recreate(state, config, instance, token)
-        events.append(Recreated(instance, token, recreated,
+        state, generation = _recreate(state, config, instance, token)
+        recreated = generation
+        events.append(Recreated(instance, token, generation,
                                 tget(state.registry, token).work_start))
+    items: Tuple[Item, ...] = ()
     if decision.admitted:
         client, items, after = _admit(state, config, c, instance, decision, view)
     else:
-        items = ()
         client, after = _react(state, config, c, instance, decision)
     presented = state.clients[c].cursor
     events.append(Decided(client.ident, instance, token, request.last_event_id, gate.name,
@@ -248,6 +250,7 @@ def _react(state: State, config: SystemConfig, c: int, instance: int,
     on any non-2xx answer to a resumption, a 409 replay_gap included (seen in conformance)."""
     client = state.clients[c]
     token = client.token
+    assert token is not None
     resume = decision.resume_from
     if decision.code is Code.REPLAY_GAP and resume is not None and config.on_409 == "reinit":
         buffer = buffer_of(state, config, instance, token)

@@ -6,7 +6,7 @@ changes. Server-side actions live here; client-side ones in `model.client_side`,
 """
 from __future__ import annotations
 
-from typing import NamedTuple, Optional, Tuple, Union
+from typing import NamedTuple, Optional, Sequence, Tuple, Union
 
 from .actions import (Arrive, ClientRestart, Compact, Deliver, Depart, Disconnect, Drain, Emit,
                       Evict, ForeignCursor, IdleTimeout, Init, Persist, Reconnect, Start, Stop,
@@ -19,7 +19,7 @@ from .history import BufferCompacted, Emitted, InstanceChanged, SessionEvicted, 
 from .policies import Gate, GateFunction, resolve_gate
 from .resume import initialize, reconnect, stream_is_dead
 from .buffers import record_event
-from .state import (Buffer, Instance, Item, State, holder, replace_at, slot_of, tdel, tget,
+from .state import (Buffer, Client, Instance, Item, State, holder, replace_at, slot_of, tdel, tget,
                     tset)
 
 
@@ -34,13 +34,15 @@ def emit(state: State, config: SystemConfig, token: int) -> Tuple[State, list]:
     executes the call; the owner's ground-truth record says whether it had been executed
     before (by any instance, session or generation)."""
     h = holder(state, config, token)
+    assert h is not None    # enabled only where some instance holds the session
     live = tget(state.instances[h].sessions, token)
     msg = live.next_msg
     state, entry, dropped = record_event(state, config, h, token, live, msg)
     clients, live_to = list(state.clients), []
     for c, client in enumerate(clients):
-        if client.phase == "open" and client.stream.instance == h and \
-                client.stream.token == token:
+        stream = client.stream
+        if client.phase == "open" and stream is not None and stream.instance == h and \
+                stream.token == token:
             item = Item(entry.wire, entry.truth, "live")
             clients[c] = client._replace(inflight=client.inflight + (item,))
             live_to.append(client.ident)
@@ -74,6 +76,11 @@ def _touched_sessions(before: State, after: State) -> Optional[set]:
     return touched
 
 
+def _streams_on(client: Client, tokens: set) -> bool:
+    """The client has a stream open on one of these sessions."""
+    return client.stream is not None and client.stream.token in tokens
+
+
 def mark_stalls(state: State, config: SystemConfig,
                 before: Optional[State] = None) -> Tuple[State, list]:
     """Flag every open stream that has just become dead (nothing in flight, nothing can ever
@@ -87,7 +94,7 @@ def mark_stalls(state: State, config: SystemConfig,
     reached from, in which every dead stream was flagged already (apply keeps that invariant):
     when the registry is the very same value, only the clients that changed and the streams of
     sessions that changed are looked at."""
-    clients = range(len(state.clients))
+    clients: Sequence[int] = range(len(state.clients))
     if before is not None and state.registry is before.registry and \
             len(state.instances) == len(before.instances):
         touched = _touched_sessions(before, state)
@@ -95,13 +102,12 @@ def mark_stalls(state: State, config: SystemConfig,
             old = before.clients
             clients = [c for c in clients
                        if c >= len(old) or state.clients[c] is not old[c] or
-                       (state.clients[c].stream is not None and
-                        state.clients[c].stream.token in touched)]
+                       _streams_on(state.clients[c], touched)]
     events: list = []
     for c in clients:
         client = state.clients[c]
         stream = client.stream
-        if client.phase != "open" or client.inflight or stream.stalled or \
+        if client.phase != "open" or stream is None or client.inflight or stream.stalled or \
                 not stream_is_dead(state, config, c):
             continue
         client = client._replace(stream=stream._replace(stalled=True))
@@ -115,8 +121,9 @@ def _close_streams(state: State, instance=None, token=None, reason: str = "") ->
     """Close every open stream on `instance` (or of session `token`)."""
     events: list = []
     for c, client in enumerate(state.clients):
-        if client.phase == "open" and (client.stream.instance == instance
-                                       or client.stream.token == token):
+        stream = client.stream
+        if client.phase == "open" and stream is not None and (stream.instance == instance
+                                                              or stream.token == token):
             state, closed = close_stream(state, c, reason)
             events.extend(closed)
     return state, events
