@@ -2,6 +2,8 @@
 #   make run   - create .venv, install, print the incident matrix and a small version of the
 #                headline comparison (results/quick/sweep, with figures)
 #   make test  - create .venv, install, run every test
+#   (both compile model/ with mypyc first when a C compiler is there; without one, or with
+#   MCP_MODEL_PURE=1, the model runs from source and gives the same results, slower)
 #   make results - regenerate every committed result under results/ (conformance needs nginx)
 #   make verification - the verification matrix alone: results/verification/matrix
 #   make conformance - the model against the real MCP SDK behind nginx: results/conformance
@@ -9,21 +11,27 @@ PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
+COMPILED := $(BIN)/python -m simulations compile
 
-.PHONY: run test results verification conformance clean
+.PHONY: run test results verification conformance compiled clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
-	$(BIN)/python -m pip install --quiet -e '.[dev,conformance]'
+	$(BIN)/python -m pip install --quiet -e '.[dev,conformance,compiled]'
 	touch $(STAMP)
 
-run: $(STAMP)
+# The compiled model: a no-op while model/_native/ matches the sources; never fails the build
+# (it says why the sources are used instead).
+compiled: $(STAMP)
+	$(COMPILED)
+
+run: compiled
 	$(BIN)/python -m simulations scenario --all --out results/quick/incidents
 	$(BIN)/python -m simulations sweep simulations/sweeps/quick.toml --out results/quick/sweep \
 		--workers 2
 	$(BIN)/python -m simulations figures results/quick/sweep
 
-results: $(STAMP)
+results: compiled
 	rm -rf results/sweeps
 	$(BIN)/python -m simulations scenario --all --out results/incidents
 	$(BIN)/python -m simulations run simulations/configs/rolling_restart.toml \
@@ -40,7 +48,7 @@ results: $(STAMP)
 
 # Every deployment of simulations/spaces/matrix.toml under every gate (resumable: cells/ keeps
 # finished cells, so an interrupted run continues where it stopped).
-verification: $(STAMP)
+verification: compiled
 	$(BIN)/python -m simulations verify --space simulations/spaces/matrix.toml \
 		--out results/verification/matrix --workers 2 --quiet
 
@@ -48,8 +56,8 @@ verification: $(STAMP)
 conformance: $(STAMP)
 	$(BIN)/python -m simulations conformance --out results/conformance
 
-test: $(STAMP)
+test: compiled
 	$(BIN)/python -m pytest --nbmake tests notebooks
 
 clean:
-	rm -rf $(VENV) .pytest_cache .hypothesis
+	rm -rf $(VENV) .pytest_cache .hypothesis model/_native

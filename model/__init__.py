@@ -3,7 +3,19 @@
 Pure and deterministic: no SimPy, no I/O, no clocks, no global random state. Engines in
 `simulations/` drive it through `enabled_actions` and `apply`, and judge runs with
 `check_history`.
+
+The modules load compiled when `python -m simulations compile` has built them for exactly these
+sources, else from source (model/native.py); `COMPILED` and `BUILD` say which.
 """
+import os as _os
+
+from . import native as _native
+
+_build_dir, BUILD = _native.native_dir(_os.path.dirname(__file__))
+COMPILED = _build_dir is not None
+if _build_dir is not None:
+    __path__.insert(0, _build_dir)  # noqa: F821 (the package's search path)
+
 from .actions import (Arrive, ClientRestart, Compact, Deliver, Depart, Disconnect, Drain, Emit,
                       Evict, ForeignCursor, IdleTimeout, Init, Persist, Reconnect, Start, Stop,
                       enabled_actions, is_enabled)
@@ -20,6 +32,7 @@ from .transitions import Step, apply
 from .view import BufferView, CursorView, ServerView
 
 __all__ = [
+    "BUILD", "COMPILED",
     "ActionNotEnabled", "Arrive", "BufferView", "CLIENT_CAUSES", "COSTS", "ClientRestart", "Code",
     "Compact", "ConfigError", "CursorView", "Decision", "Deliver", "Depart", "Disconnect", "Drain",
     "Effect", "Emit", "Evict", "Finding", "ForeignCursor", "Gate", "GateError", "IdleTimeout",

@@ -83,20 +83,7 @@ class SystemConfig:
 
     def __post_init__(self) -> None:
         for f in fields(self):
-            value = getattr(self, f.name)
-            if f.type in ("int", int):
-                if isinstance(value, bool) or not isinstance(value, int):
-                    raise ConfigError(f.name, f"expected an integer, got {value!r}")
-                low = _MINIMUM.get(f.name)
-                if low is not None and value < low:
-                    raise ConfigError(f.name, f"must be >= {low}, got {value}")
-            elif f.type in ("bool", bool):
-                if not isinstance(value, bool):
-                    raise ConfigError(f.name, f"expected true or false, got {value!r}")
-            elif f.name in _CHOICES:
-                if value not in _CHOICES[f.name]:
-                    raise ConfigError(f.name, f"must be one of {', '.join(_CHOICES[f.name])}; "
-                                              f"got {value!r}")
+            _check_field(f.name, f.type, getattr(self, f.name))
 
     @classmethod
     def from_mapping(cls, data: Mapping[str, Any]) -> "SystemConfig":
@@ -105,6 +92,9 @@ class SystemConfig:
         for key in data:
             if key not in known:
                 raise ConfigError(str(key), f"unknown key (known: {', '.join(sorted(known))})")
+        types = {f.name: f.type for f in fields(cls)}
+        for key, value in data.items():   # before construction: the compiled class would
+            _check_field(key, types[key], value)   # reject a wrong type without naming it
         return cls(**dict(data))
 
     def replace(self, **changes: Any) -> "SystemConfig":
@@ -124,3 +114,19 @@ class SystemConfig:
         """Message `index` is a non-idempotent result."""
         call = index // self.messages_per_call
         return self.is_result(index) and call % self.side_effect_every == 0
+
+
+def _check_field(name: str, kind: Any, value: Any) -> None:
+    """Raise ConfigError naming `name` unless `value` fits the field's type and range."""
+    if kind in ("int", int):
+        if isinstance(value, bool) or not isinstance(value, int):
+            raise ConfigError(name, f"expected an integer, got {value!r}")
+        low = _MINIMUM.get(name)
+        if low is not None and value < low:
+            raise ConfigError(name, f"must be >= {low}, got {value}")
+    elif kind in ("bool", bool):
+        if not isinstance(value, bool):
+            raise ConfigError(name, f"expected true or false, got {value!r}")
+    elif name in _CHOICES:
+        if value not in _CHOICES[name]:
+            raise ConfigError(name, f"must be one of {', '.join(_CHOICES[name])}; got {value!r}")

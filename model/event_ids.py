@@ -55,7 +55,7 @@ def decode(scheme: str, wire: WireId) -> Tuple[Optional[int], Optional[int]]:
     return None, None
 
 
-def render(wire: WireId) -> str:
+def render(wire: Optional[WireId]) -> str:
     """A short human form of a wire id for narratives."""
     if wire is None:
         return "-"

@@ -6,7 +6,7 @@ exception or a malformed return value into a `GateError` that names the gate.
 """
 from __future__ import annotations
 
-from typing import Callable, Dict, NamedTuple, Optional, Union
+from typing import Any, Callable, Dict, NamedTuple, Optional, Union
 
 from .errors import GateError
 from .protocol import Code, Decision, Effect, ResumeRequest, admit, check_decision, reject
@@ -187,8 +187,11 @@ def resolve_gate(policy: Union[str, GateFunction, Gate]) -> Gate:
 
 def decide(gate: Gate, request: ResumeRequest, view: ServerView) -> Decision:
     """Run a gate; an exception or a malformed result becomes a GateError naming the gate."""
+    # A user's gate may return anything: called untyped, so that the compiled model does not
+    # reject a malformed result before check_decision can name what is wrong with it.
+    function: Any = gate.function
     try:
-        decision = gate.function(request, view)
+        decision = function(request, view)
     except Exception as exc:  # a user's gate may raise anything: report it, do not crash
         raise GateError(gate.name, f"raised {type(exc).__name__}: {exc}") from exc
     problem = check_decision(decision)

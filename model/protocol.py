@@ -14,8 +14,9 @@ from enum import Enum
 from typing import NamedTuple, Optional, Tuple, Union
 
 #: an event id on the wire: a counter value, (session, generation, seq) when tagged, or
-#: ("uuid", serial) for an opaque unique id (model.event_ids issues them)
-WireId = Union[int, Tuple[Union[int, str], ...]]
+#: ("uuid", serial) for an opaque unique id (model.event_ids issues them), or a real server's
+#: string id (the guard in front of an MCP SDK server decides on those)
+WireId = Union[int, str, Tuple[Union[int, str], ...]]
 
 
 class Code(str, Enum):

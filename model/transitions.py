@@ -81,6 +81,12 @@ def _streams_on(client: Client, tokens: set) -> bool:
     return client.stream is not None and client.stream.token in tokens
 
 
+#: True: after a transition, re-judge only the streams it could have made dead (mark_stalls'
+#: `before`); False: judge every open stream (the definition; tests compare the two). A module
+#: attribute read on every call, so switching it works for the compiled model too.
+INCREMENTAL_STALL_MARKING = True
+
+
 def mark_stalls(state: State, config: SystemConfig,
                 before: Optional[State] = None) -> Tuple[State, list]:
     """Flag every open stream that has just become dead (nothing in flight, nothing can ever
@@ -214,5 +220,6 @@ def apply(state: State, action, config: SystemConfig,
     if type(gate) is not Gate:
         gate = resolve_gate(gate)
     new_state, events = handler(state, config, gate, action)
-    new_state, stalls = mark_stalls(new_state, config, state)
+    new_state, stalls = mark_stalls(new_state, config,
+                                    state if INCREMENTAL_STALL_MARKING else None)
     return Step(new_state, tuple(events) + tuple(stalls))

@@ -9,7 +9,7 @@ import argparse
 import sys
 from typing import List, Optional
 
-from . import (cli_bench, cli_conformance, cli_explore, cli_figures, cli_report, cli_run,
+from . import (cli_bench, cli_compile, cli_conformance, cli_explore, cli_figures, cli_report, cli_run,
                cli_scenario, cli_sweep, cli_verify)
 
 
@@ -39,6 +39,7 @@ def build_parser() -> argparse.ArgumentParser:
     cli_report.add_parser(verbs)
     cli_bench.add_parser(verbs)
     cli_conformance.add_parser(verbs)
+    cli_compile.add_parser(verbs)
     return parser
 
 

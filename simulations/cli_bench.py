@@ -66,5 +66,8 @@ def run(args: argparse.Namespace) -> int:
               "sweep": bench.sweep}[args.target]()
     if args.instances is not None:
         result["larger_scope"] = bench.explore_scope(args.policy, args.instances)
-    print(json.dumps(result, sort_keys=True) if args.json else _text(args.target, result))
+    import model
+    result["model"] = model.BUILD    # compiled or from source (MCP_MODEL_PURE=1 forces source)
+    print(json.dumps(result, sort_keys=True) if args.json
+          else f"model: {model.BUILD}\n" + _text(args.target, result))
     return 0

@@ -1,11 +1,12 @@
 """Every engine gives the same results with the speed-ups switched off.
 
-Two optimisations change how results are computed, not what they are: the explorer's
-fingerprints from component hashes with one canonical renaming (off: build every renamed state
-and take the smallest hash) and stall marking that re-judges only the streams a transition can
+Two optimisations of the Python code change how results are computed, not what they are: the
+explorer's fingerprints from component hashes with one canonical renaming (off: build every
+renamed state and take the smallest hash) and stall marking that re-judges only the streams a transition can
 have made dead (off: judge every open stream after every transition). This runs cells of the
 reduced verification space, the whole incident matrix and DES replications both ways and
-compares everything but CPU time.
+compares everything but CPU time. (Compiling the model is the third; tests/test_compiled.py
+compares it with the sources the same way.)
 """
 from pathlib import Path
 
@@ -20,31 +21,18 @@ from simulations.incidents import record
 from simulations.scenarios import SCENARIOS
 from simulations.script import run_script
 from simulations.verify.cell import execute_cell
-from simulations.verify.run import plan
-from simulations.verify.space import load
+
+from optimisation_support import reduced_cells
 
 ROOT = Path(__file__).resolve().parent.parent
-FULL_SCAN = transitions.mark_stalls
 
 
 def switch_off(monkeypatch) -> None:
     """The definitions instead of the fast paths."""
-    monkeypatch.setattr(transitions, "mark_stalls",
-                        lambda state, config, before=None: FULL_SCAN(state, config))
+    monkeypatch.setattr(transitions, "INCREMENTAL_STALL_MARKING", False)
     monkeypatch.setattr(Canonicalizer, "fingerprint",
                         lambda self, state, extra=(), parent=None, known=None:
                         (self.fingerprint_by_renaming(state, extra), None))
-
-
-def reduced_cells(tmp_path):
-    """Two cells per gate of the reduced space: one deployment of each block, rotating."""
-    space = load(ROOT / "simulations/spaces/reduced.toml")
-    cells, per_gate = plan(space, tmp_path), len(space.deployments)
-    blocks = [[i for i, d in enumerate(space.deployments) if d.block == b]
-              for b in dict.fromkeys(d.block for d in space.deployments)]
-    chosen = [g * per_gate + block[(g * 5) % len(block)]
-              for g in range(len(space.gates)) for block in blocks]
-    return space, [cells[i] for i in chosen]
 
 
 def test_reduced_space_cells_are_the_same_without_the_speed_ups(tmp_path, monkeypatch):

@@ -12,6 +12,7 @@ import json
 from pathlib import Path
 from typing import Dict, List, Optional, Sequence
 
+from model import BUILD as model_build
 from model.properties import BY_NAME, LIVENESS, SOMETIMES_CHECKS, VERDICT_PROPERTIES
 
 from ..provenance import manifest, write_atomic, write_json
@@ -244,6 +245,7 @@ def write_outputs(space: Space, run: dict, out: Path, command: str) -> List[dict
     meta["run"] = {k: run[k] for k in RUN_RESULT_KEYS}
     timings = {k: v for k, v in run.items() if k not in RUN_RESULT_KEYS + ("records",)}
     timings["explore_seconds_of_all_cells"] = round(sum(r["seconds"] for r in records), 1)
+    timings["model"] = model_build   # compiled or from source: the same results, not speed
     meta["blocks"] = sorted({r["block"] for r in records})
     lines = "".join(json.dumps(cell_json(r), sort_keys=True) + "\n" for r in records)
     text = verify_md(space, records, meta)

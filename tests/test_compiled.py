@@ -1,0 +1,107 @@
+"""The compiled model (mypyc, `python -m simulations compile`) and the Python sources give the
+same results, and the model only ever loads a build made from its current sources.
+
+The comparison runs tests/compiled_snapshot.py twice in child processes, compiled and with
+MCP_MODEL_PURE=1: reduced-space cells (verdicts, states, traces), the incident matrix and DES
+replications, everything but CPU time. Where no build exists it skips, saying why; under
+MCP_MODEL_COMPILED_REQUIRED=1 (set by .ci/run) that is a failure.
+"""
+import json
+import os
+import shutil
+import subprocess
+import sys
+from concurrent.futures import ThreadPoolExecutor
+from importlib.machinery import EXTENSION_SUFFIXES
+from pathlib import Path
+
+import pytest
+
+import model
+from model import native
+from simulations import compile_model
+from simulations.cli import main
+
+ROOT = Path(__file__).resolve().parent.parent
+SNAPSHOT = ROOT / "tests" / "compiled_snapshot.py"
+
+
+def _require_build():
+    if not compile_model.is_current():
+        reason = model.BUILD if not model.COMPILED else "no current build"
+        if os.environ.get("MCP_MODEL_COMPILED_REQUIRED") == "1":
+            pytest.fail(f"MCP_MODEL_COMPILED_REQUIRED=1 but the model is not compiled: {reason}")
+        pytest.skip(f"the model is not compiled here: {reason}")
+
+
+def _snapshot(pure: bool, scratch: Path) -> dict:
+    env = {k: v for k, v in os.environ.items() if k != native.PURE_ENV}
+    if pure:
+        env[native.PURE_ENV] = "1"
+    scratch.mkdir()
+    done = subprocess.run([sys.executable, str(SNAPSHOT), str(scratch)], cwd=ROOT, env=env,
+                          capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr[-3000:]
+    return json.loads(done.stdout)
+
+
+def test_compiled_and_pure_models_give_the_same_results(tmp_path):
+    _require_build()
+    with ThreadPoolExecutor(2) as pool:
+        compiled, pure = pool.map(lambda p: _snapshot(p, tmp_path / str(p)), (False, True))
+    assert (compiled.pop("compiled"), compiled.pop("state_module")) == (True, ".so")
+    assert (pure.pop("compiled"), pure.pop("state_module")) == (False, ".py")
+    assert len(compiled["cells"]) >= 12 and len(compiled["incidents"]) == 36
+    assert any(p["verdict"] == "violated" and c["traces"]
+               for c in compiled["cells"] for p in c["properties"].values())
+    assert compiled == pure
+
+
+def _package_copy(tmp_path: Path) -> Path:
+    """model/'s sources in a scratch package with a fake build (empty files) for them."""
+    package = tmp_path / "model"
+    package.mkdir()
+    for source in (ROOT / "model").glob("*.py"):
+        shutil.copy(source, package / source.name)
+    build = package / native.NATIVE_DIR
+    build.mkdir()
+    for name in native.compiled_modules(str(package)) + [native.SHARED_LIBRARY]:
+        (build / (name + EXTENSION_SUFFIXES[0])).touch()
+    (build / native.DIGEST_FILE).write_text(native.source_digest(str(package)) + "\n")
+    return package
+
+
+def test_a_build_is_used_only_for_the_sources_it_was_made_from(tmp_path, monkeypatch):
+    monkeypatch.delenv(native.PURE_ENV, raising=False)
+    package = _package_copy(tmp_path)
+    assert native.native_dir(str(package)) == (str(package / native.NATIVE_DIR),
+                                               "compiled (mypyc)")
+    monkeypatch.setenv(native.PURE_ENV, "1")
+    found, why = native.native_dir(str(package))
+    assert found is None and "MCP_MODEL_PURE is set" in why
+    monkeypatch.delenv(native.PURE_ENV)
+    with open(package / "resume.py", "a") as source:
+        source.write("\n# an edit after the build\n")
+    found, why = native.native_dir(str(package))
+    assert found is None and "stale" in why
+
+
+def test_a_build_missing_a_module_is_not_used(tmp_path, monkeypatch):
+    monkeypatch.delenv(native.PURE_ENV, raising=False)
+    package = _package_copy(tmp_path)
+    (package / native.NATIVE_DIR / ("lb" + EXTENSION_SUFFIXES[0])).unlink()
+    found, why = native.native_dir(str(package))
+    assert found is None and "lacks lb" in why
+    (package / native.NATIVE_DIR / native.DIGEST_FILE).unlink()
+    assert native.native_dir(str(package))[0] is None
+
+
+def test_compile_without_a_compiler_falls_back_and_says_why(monkeypatch, capsys):
+    monkeypatch.setattr(compile_model, "is_current", lambda: False)
+    monkeypatch.setattr(compile_model.shutil, "which", lambda name: None)
+    before = sorted(p.name for p in (ROOT / "model").iterdir())
+    assert main(["compile"]) == 0
+    err = capsys.readouterr().err
+    assert "not compiled, no C compiler" in err and "Python sources are used" in err
+    assert main(["compile", "--require"]) == 1
+    assert sorted(p.name for p in (ROOT / "model").iterdir()) == before
