@@ -57,6 +57,22 @@ def test_compiled_and_pure_models_give_the_same_results(tmp_path):
     assert compiled == pure
 
 
+def test_the_build_loads_whatever_the_working_directory(tmp_path):
+    """Imported from elsewhere (the installed project, not the checkout on sys.path), `model`
+    still loads the build beside its sources when it is current."""
+    _require_build()
+    probe = ("import json, pathlib, model, model.state; print(json.dumps([model.__file__, "
+             "model.COMPILED, pathlib.Path(model.state.__file__).suffix]))")
+    env = {k: v for k, v in os.environ.items() if k not in (native.PURE_ENV, "PYTHONPATH")}
+    done = subprocess.run([sys.executable, "-c", probe], cwd=tmp_path, env=env,
+                          capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    where, compiled, suffix = json.loads(done.stdout)
+    assert (suffix == ".so") == compiled
+    if Path(where).parent == ROOT / "model":   # the installed project is this checkout
+        assert compiled
+
+
 def _package_copy(tmp_path: Path) -> Path:
     """model/'s sources in a scratch package with a fake build (empty files) for them."""
     package = tmp_path / "model"
