@@ -9,6 +9,7 @@ from model import POLICIES, ConfigError, SystemConfig
 from model.properties import BY_NAME, LIVENESS
 
 from .inputs import check_file_out, check_folder_out
+from .runtime import cyclic_gc_paused
 from .des.config import apply_overrides
 from .explore.scope import BUDGET_NAMES, Scope, default_system
 from .explore.search import (HOLDS, UNKNOWN, VIOLATED, Exploration, Verdict, explore,
@@ -96,8 +97,9 @@ def run(args: argparse.Namespace) -> int:
     except ValueError as exc:
         raise UsageError(str(exc)) from None
     graph = args.graphml is not None
-    result = explore(scope, policy, symmetry=not args.no_symmetry, max_states=args.max_states,
-                     graph=graph)
+    with cyclic_gc_paused():
+        result = explore(scope, policy, symmetry=not args.no_symmetry,
+                         max_states=args.max_states, graph=graph)
     verdicts = result.verdicts()
     files = []
     if args.graphml is not None:

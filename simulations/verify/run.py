@@ -17,6 +17,7 @@ from typing import Dict, List, Optional
 
 from ..explore.scope import Scope
 from ..provenance import write_atomic
+from ..runtime import cyclic_gc_paused
 from ..sweep.execute import run_pending
 from .cell import RESULT_SOURCES, execute_cell, gate_source, result_code_hash
 from .space import Space, cell_scope, client_profile
@@ -52,6 +53,12 @@ def _load(path: Path) -> Optional[dict]:
         return None
 
 
+def _execute(policy: str, scope: Scope, max_states: int) -> dict:
+    """execute_cell in a worker, with the cyclic collector paused for the search."""
+    with cyclic_gc_paused():
+        return execute_cell(policy, scope, max_states)
+
+
 def run_space(space: Space, out: Path, workers: int = 1, scheduler: Optional[str] = None,
               progress: bool = True) -> Dict[str, object]:
     """Run every unfinished cell; returns the cell records (in plan order) and timings."""
@@ -66,7 +73,7 @@ def run_space(space: Space, out: Path, workers: int = 1, scheduler: Optional[str
         record = {k: v for k, v in cell.items() if k != "path"} | found
         write_atomic(cell["path"], json.dumps(record, sort_keys=True))
 
-    run_pending(todo, lambda c: (execute_cell, c["policy"], c["scope"], space.max_states),
+    run_pending(todo, lambda c: (_execute, c["policy"], c["scope"], space.max_states),
                 keep, workers, scheduler, len(cells), "cell", space.title, progress)
     return {"records": [_load(c["path"]) for c in cells], "cells": len(cells),
             "ran": len(todo), "skipped": len(cells) - len(todo),
