@@ -8,6 +8,7 @@ rename, so an interrupted or failed build leaves the previous state intact.
 """
 from __future__ import annotations
 
+import importlib.util
 import json
 import shutil
 import subprocess
@@ -49,9 +50,7 @@ def missing_toolchain() -> Optional[str]:
     compiler = (sysconfig.get_config_var("CC") or "cc").split()[0]
     if shutil.which(compiler) is None:
         return f"no C compiler ({compiler!r} is not on PATH)"
-    try:
-        import mypyc.build  # noqa: F401  (only its presence is checked here)
-    except ImportError:
+    if importlib.util.find_spec("mypyc") is None:
         return "mypyc is not installed (pip install -e '.[compiled]')"
     if not Path(sysconfig.get_paths()["include"], "Python.h").exists():
         return "no Python headers (Python.h) for this interpreter"
