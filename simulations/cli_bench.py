@@ -4,6 +4,8 @@ from __future__ import annotations
 import argparse
 import json
 
+import model
+
 from . import bench
 
 TARGETS = {"des": "model transitions per CPU second in the DES engine vs bare SimPy timeouts",
@@ -56,9 +58,8 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError(f"unknown benchmark {args.target!r}; valid: {', '.join(TARGETS)}")
     if args.duration <= 0:
         raise UsageError("--duration must be > 0")
-    from model import POLICIES
-    if args.policy not in POLICIES:
-        raise UsageError(f"unknown policy {args.policy!r}; valid: {', '.join(POLICIES)}")
+    if args.policy not in model.POLICIES:
+        raise UsageError(f"unknown policy {args.policy!r}; valid: {', '.join(model.POLICIES)}")
     if args.instances is not None and (args.target != "explore" or args.instances < 1):
         raise UsageError("--instances N (N >= 1) goes with `bench explore` only")
     result = {"des": lambda: bench.des(args.policy, args.duration),
@@ -66,7 +67,6 @@ def run(args: argparse.Namespace) -> int:
               "sweep": bench.sweep}[args.target]()
     if args.instances is not None:
         result["larger_scope"] = bench.explore_scope(args.policy, args.instances)
-    import model
     result["model"] = model.BUILD    # compiled or from source (MCP_MODEL_PURE=1 forces source)
     print(json.dumps(result, sort_keys=True) if args.json
           else f"model: {model.BUILD}\n" + _text(args.target, result))
