@@ -2,29 +2,19 @@
 
 Two optimisations of the Python code change how results are computed, not what they are: the
 explorer's fingerprints from component hashes with one canonical renaming (off: build every
-renamed state and take the smallest hash) and stall marking that re-judges only the streams a transition can
-have made dead (off: judge every open stream after every transition). This runs cells of the
-reduced verification space, the whole incident matrix and DES replications both ways and
-compares everything but CPU time. (Compiling the model is the third; tests/test_compiled.py
-compares it with the sources the same way.)
+renamed state and take the smallest hash) and stall marking that re-judges only the streams a
+transition can have made dead (off: judge every open stream after every transition). This runs
+cells of the reduced verification space, the whole incident matrix and DES replications both
+ways and compares everything but CPU time. (Compiling the model is the third;
+tests/test_compiled.py compares it with the sources the same way.)
 """
-from pathlib import Path
-
 import pytest
 
 import model.transitions as transitions
-from model import POLICIES
-from simulations.des import config as des_config
-from simulations.des.runner import run_replication
 from simulations.explore.symmetry import Canonicalizer
-from simulations.incidents import record
-from simulations.scenarios import SCENARIOS
-from simulations.script import run_script
-from simulations.verify.cell import execute_cell
 
-from optimisation_support import reduced_cells
-
-ROOT = Path(__file__).resolve().parent.parent
+from optimisation_support import (DES_POLICIES, des_records, explored_cells, incident_records,
+                                  reduced_cells)
 
 
 def switch_off(monkeypatch) -> None:
@@ -40,38 +30,20 @@ def test_reduced_space_cells_are_the_same_without_the_speed_ups(tmp_path, monkey
     assert {c["policy"] for c in cells} == set(space.gates)
     assert {c["block"] for c in cells} == {d.block for d in space.deployments}
 
-    def run_all():
-        out = []
-        for cell in cells:
-            found = execute_cell(cell["policy"], cell["scope"], space.max_states)
-            found.pop("seconds")
-            out.append(found)
-        return out
-
-    fast = run_all()
+    fast = explored_cells(space, cells)
     switch_off(monkeypatch)
-    assert run_all() == fast
+    assert explored_cells(space, cells) == fast
 
 
 def test_the_incident_matrix_is_the_same_without_the_speed_ups(monkeypatch):
-    fast = [record(run_script(s, p)) for s in SCENARIOS.values() for p in POLICIES]
+    fast = incident_records()
     switch_off(monkeypatch)
-    assert [record(run_script(s, p)) for s in SCENARIOS.values() for p in POLICIES] == fast
+    assert incident_records() == fast
 
 
-@pytest.mark.parametrize("policy", ["naive", "strict", "sdk"])
+@pytest.mark.parametrize("policy", DES_POLICIES)
 def test_des_replications_are_the_same_without_the_speed_ups(policy, monkeypatch):
-    config = des_config.load(ROOT / "simulations/configs/rolling_restart.toml",
-                             ["timing.duration=1200"], replications=2, policies=[policy],
-                             baseline=policy)
-
-    def records():
-        out = [run_replication(config, policy, r) for r in range(2)]
-        for r in out:
-            r.pop("cpu_seconds")
-        return out
-
-    fast = records()
+    fast = des_records(policy)
     assert sum(r["transitions"] for r in fast) > 1000
     switch_off(monkeypatch)
-    assert records() == fast
+    assert des_records(policy) == fast
