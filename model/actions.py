@@ -8,7 +8,7 @@ kind with the same fields (Emit(1) != Drain(1)), hashable, and cheap to build.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import List, Optional, Union
+from typing import FrozenSet, List, Optional, Union
 
 from .config import SystemConfig
 from .lb import route_choices
@@ -155,28 +155,37 @@ def is_enabled(state: State, config: SystemConfig, action: "Action") -> bool:
     return action in enabled_actions(state, config)
 
 
-def enabled_actions(state: State, config: SystemConfig) -> List["Action"]:
+def enabled_actions(state: State, config: SystemConfig,
+                    without: FrozenSet[type] = frozenset()) -> List["Action"]:
     """Every action enabled in `state`, in a fixed order (closed system: no arrivals or
-    departures, which the open-system engines schedule themselves)."""
+    departures, which the open-system engines schedule themselves), leaving out the action
+    kinds in `without` (an explorer's spent budgets): the rest keep their order."""
     out: List[Action] = []
+    init, persist, drop = Init not in without, Persist not in without, Disconnect not in without
+    idle, crash = IdleTimeout not in without, ClientRestart not in without
+    foreign, drain, stop = ForeignCursor not in without, Drain not in without, Stop not in without
     for c, client in enumerate(state.clients):
         if client.phase == "gone":
             continue
-        if client.phase in ("new", "needs_init") and work_start(config, client) < \
+        if init and client.phase in ("new", "needs_init") and work_start(config, client) < \
                 config.messages_per_session:
             out.extend(Init(c, i) for i in route_choices(state, config, None))
         if client.inflight:
             out.append(Deliver(c))
-        if client.token is not None and client.persisted != (client.token, client.cursor):
+        if persist and client.token is not None and \
+                client.persisted != (client.token, client.cursor):
             out.append(Persist(c))
         if client.phase == "open":
-            out.append(Disconnect(c))
-            if not client.inflight:
+            if drop:
+                out.append(Disconnect(c))
+            if idle and not client.inflight:
                 out.append(IdleTimeout(c))
-        if client.phase != "new":
+        if crash and client.phase != "new":
             out.append(ClientRestart(c))
         if client.phase == "idle" and client.token is not None:
             out.extend(Reconnect(c, i) for i in route_choices(state, config, client.token))
+            if not foreign:
+                continue
             for d, donor in enumerate(state.clients):
                 if d != c and donor.cursor is not None and donor.cursor != client.cursor \
                         and donor.cursor.truth is not None \
@@ -185,13 +194,16 @@ def enabled_actions(state: State, config: SystemConfig) -> List["Action"]:
     out.extend(Emit(token) for token in live_tokens(state, config)
                if emit_possible(state, config, token))
     for i, inst in enumerate(state.instances):
-        if inst.status == "up":
+        if drain and inst.status == "up":
             out.append(Drain(i))
-        if inst.status in ("up", "draining"):
+        if stop and inst.status in ("up", "draining"):
             out.append(Stop(i))
         if inst.status == "down":
             out.append(Start(i))
-    out.extend(Evict(token) for token in live_tokens(state, config))
+    if Evict not in without:
+        out.extend(Evict(token) for token in live_tokens(state, config))
+    if Compact in without:
+        return out
     if config.buffer == "shared":
         out.extend(Compact(None, token) for token, b in state.buffers if b.entries)
     else:

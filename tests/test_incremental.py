@@ -6,6 +6,9 @@ renamed state and takes the smallest hash. They must partition states alike (sam
 fingerprint; different orbits, different fingerprints), and an exploration must be the same
 whichever is used: states, transitions, verdicts, every shortest trace.
 
+`enabled_actions(state, config, without)` never builds the action kinds whose budget is spent;
+it must list exactly the other actions, in the same order.
+
 `mark_stalls(state, config, before)` looks only at the streams a transition could have made
 dead; it must flag exactly what a scan of every open stream flags.
 """
@@ -15,11 +18,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from model import apply, enabled_actions, initial_state, resolve_gate
+from model import Drain, apply, enabled_actions, initial_state, resolve_gate
+from model.symmetry import Canonicalizer, parts_of, rename
 from model.transitions import _HANDLERS, mark_stalls
-from simulations.explore.scope import Scope, default_system
+from simulations.explore.scope import BUDGETED, Scope, default_system
 from simulations.explore.search import explore
-from simulations.explore.symmetry import Canonicalizer, parts_of, rename
 
 SYSTEMS = [
     default_system().replace(instances=2),
@@ -64,6 +67,18 @@ def test_fast_fingerprints_partition_states_as_the_renaming_definition(system, r
             seen.append((fast, canon.fingerprint_by_renaming(state, extra)))
     for (fast_a, slow_a), (fast_b, slow_b) in combinations(seen, 2):
         assert (fast_a == fast_b) == (slow_a == slow_b)
+
+
+@settings(max_examples=60, deadline=None)
+@given(system=st.sampled_from(SYSTEMS), choices=st.lists(st.integers(0, 50), max_size=14),
+       without=st.sets(st.sampled_from(sorted(BUDGETED.values(), key=str) + [Drain])))
+def test_actions_without_spent_kinds_are_the_others_in_order(system, choices, without):
+    """Leaving kinds out while building the list is filtering the full list."""
+    without = frozenset(without)
+    for _, state in walk(system, choices):
+        every = enabled_actions(state, system)
+        assert enabled_actions(state, system, without) == \
+            [a for a in every if type(a) not in without]
 
 
 def test_both_ways_of_fingerprinting_are_taken():

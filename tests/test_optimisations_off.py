@@ -11,7 +11,7 @@ tests/test_compiled.py compares it with the sources the same way.)
 import pytest
 
 import model.transitions as transitions
-from simulations.explore.symmetry import Canonicalizer
+from model.symmetry import Canonicalizer
 
 from optimisation_support import (DES_POLICIES, des_records, explored_cells, incident_records,
                                   reduced_cells)

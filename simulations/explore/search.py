@@ -18,16 +18,16 @@ import time
 from array import array
 from collections import Counter, deque
 from dataclasses import dataclass, field
-from typing import Dict, List, Optional, Tuple, Union
+from typing import Dict, FrozenSet, List, Optional, Tuple, Union
 
-from model import Drain, GateError, apply, enabled_actions, initial_state, resolve_gate
+from model import Drain, GateError, Stop, apply, enabled_actions, initial_state, resolve_gate
 from model.policies import Gate, GateFunction
 from model.properties import (BY_NAME, COST, LIVENESS, PROPERTIES, SAFETY, SOMETIMES,
                               VERDICT_PROPERTIES, hits_of)
 
 from .liveness import LivenessGraph, is_fair
 from .scope import BUDGET_NAMES, BUDGETED, Scope
-from .symmetry import Canonicalizer
+from model.symmetry import Canonicalizer
 
 HOLDS, VIOLATED, UNKNOWN = "holds", "violated", "unknown"
 VERDICTS = (HOLDS, VIOLATED, UNKNOWN)
@@ -108,16 +108,21 @@ class Exploration:
         return [name for name, seen in self.sometimes.items() if seen is False]
 
 
-def _spend(budget: Tuple[int, ...], action, can_drain: bool) -> Optional[tuple]:
-    kind = type(action)
-    index = _SPEND.get(kind)
+def _spend(budget: Tuple[int, ...], action) -> Tuple[int, ...]:
+    """The budgets left after `action` (listed only while its budget lasts: `_exhausted`)."""
+    index = _SPEND.get(type(action))
     if index is None:
-        if kind is Drain and not can_drain:
-            return None
         return budget
-    if budget[index] == 0:
-        return None
     return budget[:index] + (budget[index] - 1,) + budget[index + 1:]
+
+
+def _exhausted(budget: Tuple[int, ...]) -> FrozenSet[type]:
+    """The action kinds a state with these budgets left may not take: those whose budget is
+    spent, and drains once no restart is left (a drain only leads to a stop)."""
+    spent = {kind for kind, index in _SPEND.items() if budget[index] == 0}
+    if Stop in spent:
+        spent.add(Drain)
+    return frozenset(spent)
 
 
 class _Search:
@@ -202,7 +207,8 @@ def explore(scope: Scope, policy: Union[str, GateFunction, Gate] = "strict",
     gate = resolve_gate(policy)
     search = _Search(scope, gate, symmetry, graph)
     config, canon, result = scope.system, search.canon, search.result
-    restarts = BUDGET_NAMES.index("restarts")
+    exhausted: Dict[Tuple[int, ...], FrozenSet[type]] = {}
+    kinds: Counter = Counter()    # transitions per action kind (named in result.coverage)
     start = time.perf_counter()
     state0, budget0 = initial_state(config), scope.budgets()
     fp0, parts0 = canon.fingerprint(state0, budget0)
@@ -217,10 +223,11 @@ def explore(scope: Scope, policy: Union[str, GateFunction, Gate] = "strict",
                 result.incomplete.append(f"depth budget ({max_depth} steps) hit")
             continue
         u, whole = search.index[fp], True
-        for action in enabled_actions(state, config):
-            spent = _spend(budget, action, budget[restarts] > 0)
-            if spent is None:
-                continue
+        without = exhausted.get(budget)
+        if without is None:
+            without = exhausted[budget] = _exhausted(budget)
+        for action in enabled_actions(state, config, without):
+            spent = _spend(budget, action)
             try:
                 new_state, events = apply(state, action, config, gate, check=False)
             except GateError as exc:
@@ -232,7 +239,7 @@ def explore(scope: Scope, policy: Union[str, GateFunction, Gate] = "strict",
                                              "were skipped")
                 continue
             result.transitions += 1
-            result.coverage[type(action).__name__] += 1
+            kinds[type(action)] += 1
             search.record(u, action, events)
             new_fp, new_parts = canon.fingerprint(new_state, spent, state, parts)
             if search.graph is not None:
@@ -249,6 +256,7 @@ def explore(scope: Scope, policy: Union[str, GateFunction, Gate] = "strict",
                 search.live.add_edge(u, v)
         if whole:
             search.live.expanded(u)
+    result.coverage = Counter({kind.__name__: n for kind, n in kinds.items()})
     result.states = len(search.index)
     result.liveness = search.live.verdict(_WAITING.name, result, search.path)
     result.seconds = time.perf_counter() - start

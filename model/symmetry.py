@@ -21,8 +21,8 @@ from itertools import permutations
 from operator import itemgetter
 from typing import List, NamedTuple, Optional, Sequence, Tuple
 
-from model import SystemConfig
-from model.state import Client, Instance, LiveSession, SessionRecord, State, Stream
+from .config import SystemConfig
+from .state import Client, Instance, LiveSession, SessionRecord, State, Stream
 
 SYMMETRIC_LBS = ("random", "least_connections")
 
@@ -30,11 +30,12 @@ SYMMETRIC_LBS = ("random", "least_connections")
 # Renaming builds tuples directly (tuple.__new__) rather than through NamedTuple._replace; the
 # field positions it relies on are checked by _FIELDS_AT below when the module loads.
 _new = tuple.__new__
-_FIELDS_AT = {(Client, "ident"): -1, (Client, "stream"): 4, (Stream, "instance"): 0,
-              (LiveSession, "client"): 0, (SessionRecord, "client"): 0,
-              (Instance, "sessions"): 2}
-for (_kind, _name), _index in _FIELDS_AT.items():
-    assert _kind._fields[_index] == _name, (_kind, _name)
+_FIELDS_AT: List[Tuple[Tuple[str, ...], str, int]] = [
+    (Client._fields, "ident", -1), (Client._fields, "stream", 4), (Stream._fields, "instance", 0),
+    (LiveSession._fields, "client", 0), (SessionRecord._fields, "client", 0),
+    (Instance._fields, "sessions", 2)]
+for _names, _name, _index in _FIELDS_AT:
+    assert _names[_index] == _name, (_names, _name)
 #: the State fields that name clients or instances; every other field is renamed by nothing
 _NAMING_FIELDS = ("clients", "instances", "registry", "owners", "affinity")
 _PLAIN_FIELDS = tuple(i for i, name in enumerate(State._fields) if name not in _NAMING_FIELDS)
@@ -116,12 +117,13 @@ def parts_of(state: State, parent: Optional[State] = None,
         return Parts(tuple([_client_part(c) for c in clients]),
                      tuple([_instance_part(i) for i in instances]),
                      hash(_plain_fields(state)), _naming_part(registry, owners, affinity))
-    before = parent[0]
-    c_parts = known.clients if clients is before else tuple(
-        [known.clients[k] if c is before[k] else _client_part(c) for k, c in enumerate(clients)])
-    before = parent[1]
-    i_parts = known.instances if instances is before else tuple(
-        [known.instances[k] if i is before[k] else _instance_part(i)
+    assert parent is not None
+    clients_before, instances_before = parent[0], parent[1]
+    c_parts = known.clients if clients is clients_before else tuple(
+        [known.clients[k] if c is clients_before[k] else _client_part(c)
+         for k, c in enumerate(clients)])
+    i_parts = known.instances if instances is instances_before else tuple(
+        [known.instances[k] if i is instances_before[k] else _instance_part(i)
          for k, i in enumerate(instances)])
     naming = known.naming if (registry is parent[_REGISTRY] and owners is parent[_OWNERS] and
                               affinity is parent[_AFFINITY]) \
