@@ -1,7 +1,7 @@
 # Two commands on a fresh machine with Python 3.11 (no conda needed):
 #   make run   - create .venv, install, print the incident matrix and a small version of the
 #                headline comparison (results/quick/sweep, with figures)
-#   make test  - create .venv, install, run every test
+#   make test  - create .venv, install, lint (ruff check), run every test
 #   (both compile model/ with mypyc first when a C compiler is there; without one, or with
 #   MCP_MODEL_PURE=1, the model runs from source and gives the same results, slower)
 #   make results - regenerate every committed result under results/ (conformance needs nginx)
@@ -57,6 +57,7 @@ conformance: $(STAMP)
 	$(BIN)/python -m simulations conformance --out results/conformance
 
 test: compiled
+	$(BIN)/ruff check .
 	$(BIN)/python -m pytest --nbmake tests notebooks
 
 clean:

@@ -16,16 +16,44 @@ COMPILED = _build_dir is not None
 if _build_dir is not None:
     __path__.insert(0, _build_dir)  # noqa: F821 (the package's search path)
 
-from .actions import (Arrive, ClientRestart, Compact, Deliver, Depart, Disconnect, Drain, Emit,
-                      Evict, ForeignCursor, IdleTimeout, Init, Persist, Reconnect, Start, Stop,
-                      enabled_actions, is_enabled)
+from .actions import (
+    Arrive,
+    ClientRestart,
+    Compact,
+    Deliver,
+    Depart,
+    Disconnect,
+    Drain,
+    Emit,
+    Evict,
+    ForeignCursor,
+    IdleTimeout,
+    Init,
+    Persist,
+    Reconnect,
+    Start,
+    Stop,
+    enabled_actions,
+    is_enabled,
+)
 from .config import SystemConfig
 from .errors import ActionNotEnabled, ConfigError, GateError, ModelError
-from .policies import POLICIES, Gate, decide, resolve_gate
 from .monitor import PropertyMonitor, Report, check_history
-from .properties import (CLIENT_CAUSES, COSTS, PROPERTIES, RECOVERY_CAUSES, SERVER_CAUSES,
-                         SOMETIMES_CHECKS, VERDICT_PROPERTIES, VIOLATIONS, Finding, Property,
-                         duplicate_cause, findings_of)
+from .policies import POLICIES, Gate, decide, resolve_gate, unknown_policy
+from .properties import (
+    CLIENT_CAUSES,
+    COSTS,
+    PROPERTIES,
+    RECOVERY_CAUSES,
+    SERVER_CAUSES,
+    SOMETIMES_CHECKS,
+    VERDICT_PROPERTIES,
+    VIOLATIONS,
+    Finding,
+    Property,
+    duplicate_cause,
+    findings_of,
+)
 from .protocol import Code, Decision, Effect, ResumeRequest, admit, reject
 from .state import State, initial_state
 from .transitions import Step, apply
@@ -41,5 +69,5 @@ __all__ = [
     "SOMETIMES_CHECKS", "ServerView", "Start", "State", "Step", "Stop", "SystemConfig",
     "VERDICT_PROPERTIES", "VIOLATIONS", "admit", "apply", "check_history", "decide",
     "duplicate_cause", "enabled_actions", "findings_of", "initial_state", "is_enabled", "reject",
-    "resolve_gate",
+    "resolve_gate", "unknown_policy",
 ]

@@ -11,8 +11,18 @@ from typing import Optional, Tuple
 from . import event_ids
 from .config import SystemConfig
 from .protocol import WireId
-from .state import (Buffer, Entry, Instance, LiveSession, State, Truth, buffer_key, buffer_of,
-                    replace_at, tset)
+from .state import (
+    Buffer,
+    Entry,
+    Instance,
+    LiveSession,
+    State,
+    Truth,
+    buffer_key,
+    buffer_of,
+    replace_at,
+    tset,
+)
 
 PRIMING = -1
 

@@ -9,8 +9,16 @@ from __future__ import annotations
 from typing import Tuple
 
 from .config import SystemConfig
-from .history import (Applied, ClientArrived, ClientDeparted, ClientRestarted, CursorPersisted,
-                      CursorReplaced, Dropped, StreamClosed)
+from .history import (
+    Applied,
+    ClientArrived,
+    ClientDeparted,
+    ClientRestarted,
+    CursorPersisted,
+    CursorReplaced,
+    Dropped,
+    StreamClosed,
+)
 from .state import Client, Cursor, State, owner_of, replace_at, tget, tset
 
 
@@ -27,7 +35,8 @@ def deliver(state: State, config: SystemConfig, c: int) -> Tuple[State, list]:
     assert client.stream is not None and client.token is not None
     stream = client.stream._replace(frames=client.stream.frames + 1)
     client = client._replace(inflight=rest, stream=stream, cursor=Cursor(item.wire, truth),
-                             seen=client.seen | {item.wire} if config.client_dedupe else client.seen)
+                             seen=client.seen | {item.wire} if config.client_dedupe
+                             else client.seen)
     owner = owner_of(state, truth.token)
     own = owner == who
     first = tget(client.applied, truth.msg) if own else None
@@ -111,4 +120,5 @@ def foreign_cursor(state: State, config: SystemConfig, c: int, donor: int) -> Tu
     cursor = state.clients[donor].cursor
     assert cursor is not None
     client = state.clients[c]._replace(cursor=cursor)
-    return _set(state, c, client), [CursorReplaced(client.ident, state.clients[donor].ident, cursor.wire)]
+    replaced = CursorReplaced(client.ident, state.clients[donor].ident, cursor.wire)
+    return _set(state, c, client), [replaced]

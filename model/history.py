@@ -1,9 +1,10 @@
 """History events: the facts each transition records.
 
 A history is a sequence of `(time, event)` pairs. A `client` field names a client by its
-identity (`Client.ident`), which is also its index wherever clients never leave. Events state facts (what was decided, what a
-client applied and whether it had applied it before); `model.properties` turns them into
-violations. Engines add the time: a step number for scripts, seconds for the DES.
+identity (`Client.ident`), which is also its index wherever clients never leave. Events state
+facts (what was decided, what a client applied and whether it had applied it before);
+`model.properties` turns them into violations. Engines add the time: a step number for
+scripts, seconds for the DES.
 """
 from __future__ import annotations
 

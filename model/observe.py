@@ -11,9 +11,23 @@ from . import event_ids
 from .config import SystemConfig
 from .protocol import ResumeRequest, WireId
 from .state import Buffer, Entry, State, buffer_key, buffer_of, tget, visible_buffers
-from .view import (ABOVE_HWM, AT_FLOOR, BELOW_FLOOR, IDS_PER_PROCESS, IDS_PER_SESSION,
-                   IDS_TAGGED, IDS_UNIQUE, IN_BUFFER, IN_RANGE, NO_BUFFER, NO_CURSOR, UNKNOWN,
-                   BufferView, CursorView, ServerView)
+from .view import (
+    ABOVE_HWM,
+    AT_FLOOR,
+    BELOW_FLOOR,
+    IDS_PER_PROCESS,
+    IDS_PER_SESSION,
+    IDS_TAGGED,
+    IDS_UNIQUE,
+    IN_BUFFER,
+    IN_RANGE,
+    NO_BUFFER,
+    NO_CURSOR,
+    UNKNOWN,
+    BufferView,
+    CursorView,
+    ServerView,
+)
 
 
 def id_guarantee(config: SystemConfig) -> str:

@@ -10,8 +10,18 @@ from typing import Any, Callable, Dict, NamedTuple, Optional, Union
 
 from .errors import GateError
 from .protocol import Code, Decision, Effect, ResumeRequest, admit, check_decision, reject
-from .view import (ABOVE_HWM, AT_FLOOR, BELOW_FLOOR, IDS_PER_PROCESS, IDS_PER_SESSION, IN_BUFFER,
-                   IN_RANGE, NO_BUFFER, NO_CURSOR, ServerView)
+from .view import (
+    ABOVE_HWM,
+    AT_FLOOR,
+    BELOW_FLOOR,
+    IDS_PER_PROCESS,
+    IDS_PER_SESSION,
+    IN_BUFFER,
+    IN_RANGE,
+    NO_BUFFER,
+    NO_CURSOR,
+    ServerView,
+)
 
 GateFunction = Callable[[ResumeRequest, ServerView], Decision]
 
@@ -168,14 +178,23 @@ class Gate(NamedTuple):
     function: GateFunction
 
 
+def unknown_policy(name: str) -> Optional[str]:
+    """None when `name` names a policy, else the one line saying it does not, with the valid
+    names: the one wording of this check wherever a policy is named (CLI, configs, specs)."""
+    if name in POLICIES:
+        return None
+    return f"unknown policy {name!r}; valid: {', '.join(POLICIES)}"
+
+
 def resolve_gate(policy: Union[str, GateFunction, Gate]) -> Gate:
     """A Gate for a policy name, a user callable or a Gate; unknown names raise ValueError
     listing the valid ones."""
     if isinstance(policy, Gate):
         return policy
     if isinstance(policy, str):
-        if policy not in POLICIES:
-            raise ValueError(f"unknown policy {policy!r}; valid: {', '.join(POLICIES)}")
+        problem = unknown_policy(policy)
+        if problem is not None:
+            raise ValueError(problem)
         return Gate(policy, POLICIES[policy])
     if callable(policy):
         name = getattr(policy, "__qualname__", None) or repr(policy)

@@ -27,8 +27,19 @@ from dataclasses import dataclass
 from typing import Any, Callable, Dict, List, NamedTuple, Optional, Tuple
 
 from .config import SystemConfig
-from .history import (Applied, BufferCompacted, ClientFailed, ClientRestarted, Decided, Dropped,
-                      Emitted, GapAccepted, Initialized, InstanceChanged, StreamStalled)
+from .history import (
+    Applied,
+    BufferCompacted,
+    ClientFailed,
+    ClientRestarted,
+    Decided,
+    Dropped,
+    Emitted,
+    GapAccepted,
+    Initialized,
+    InstanceChanged,
+    StreamStalled,
+)
 from .resume import owes
 from .view import BELOW_FLOOR, NO_CURSOR
 

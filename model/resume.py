@@ -9,19 +9,41 @@ from __future__ import annotations
 
 from typing import List, Optional, Tuple
 
+from .actions import emit_possible, work_start
+from .buffers import PRIMING, record_event
 from .config import SystemConfig
-from .history import (ClientFailed, Decided, GapAccepted, Initialized, Recreated, StreamClosed,
-                      StreamStalled)
+from .event_ids import order_key
+from .history import (
+    ClientFailed,
+    Decided,
+    GapAccepted,
+    Initialized,
+    Recreated,
+    StreamClosed,
+    StreamStalled,
+)
 from .lb import advance
 from .observe import build_view, lookup
 from .policies import Gate, decide
 from .protocol import Code, Decision, Effect, ResumeRequest
-from .actions import emit_possible, work_start
-from .buffers import PRIMING, record_event
-from .event_ids import order_key
-from .state import (Buffer, Client, Cursor, Item, LiveSession, SessionRecord, State, Stream,
-                    buffer_key, buffer_of, holder, owner_of, replace_at, tget, tset,
-                    visible_buffers)
+from .state import (
+    Buffer,
+    Client,
+    Cursor,
+    Item,
+    LiveSession,
+    SessionRecord,
+    State,
+    Stream,
+    buffer_key,
+    buffer_of,
+    holder,
+    owner_of,
+    replace_at,
+    tget,
+    tset,
+    visible_buffers,
+)
 
 
 def _ensure_buffer(state: State, config: SystemConfig, instance: int, token: int) -> State:
@@ -48,7 +70,8 @@ def initialize(state: State, config: SystemConfig, c: int, instance: int) -> Tup
     state = advance(state, config, token, instance, True)._replace(
         next_token=token + 1, owners=tset(state.owners, token, client.ident))
     if config.store == "shared":
-        state = state._replace(registry=tset(state.registry, token, SessionRecord(client.ident, start, 1)))
+        record = SessionRecord(client.ident, start, 1)
+        state = state._replace(registry=tset(state.registry, token, record))
     live = LiveSession(client.ident, start, 1, start, 0)
     state = _ensure_buffer(_install(state, instance, token, live), config, instance, token)
     cursor, priming = None, None
@@ -149,7 +172,8 @@ def tell_gap(state: State, client: Client, resume_from,
         done = {k for k, _ in client.applied}
         told = tuple(m for m in range(floor.truth.msg + 1)
                      if m not in done and m not in client.missed)
-    return client._replace(missed=client.missed | set(told)), GapAccepted(client.ident, resume_from, told)
+    accepted = GapAccepted(client.ident, resume_from, told)
+    return client._replace(missed=client.missed | set(told)), accepted
 
 
 def _live_anywhere(state: State, config: SystemConfig, token: int) -> bool:

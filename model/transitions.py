@@ -8,19 +8,53 @@ from __future__ import annotations
 
 from typing import NamedTuple, Optional, Sequence, Tuple, Union
 
-from .actions import (Arrive, ClientRestart, Compact, Deliver, Depart, Disconnect, Drain, Emit,
-                      Evict, ForeignCursor, IdleTimeout, Init, Persist, Reconnect, Start, Stop,
-                      is_enabled)
-from .client_side import (arrive, client_restart, close_stream, deliver, depart, foreign_cursor,
-                          persist)
+from .actions import (
+    Arrive,
+    ClientRestart,
+    Compact,
+    Deliver,
+    Depart,
+    Disconnect,
+    Drain,
+    Emit,
+    Evict,
+    ForeignCursor,
+    IdleTimeout,
+    Init,
+    Persist,
+    Reconnect,
+    Start,
+    Stop,
+    is_enabled,
+)
+from .buffers import record_event
+from .client_side import (
+    arrive,
+    client_restart,
+    close_stream,
+    deliver,
+    depart,
+    foreign_cursor,
+    persist,
+)
 from .config import SystemConfig
 from .errors import ActionNotEnabled
 from .history import BufferCompacted, Emitted, InstanceChanged, SessionEvicted, StreamStalled
 from .policies import Gate, GateFunction, resolve_gate
 from .resume import initialize, reconnect, stream_is_dead
-from .buffers import record_event
-from .state import (Buffer, Client, Instance, Item, State, holder, replace_at, slot_of, tdel, tget,
-                    tset)
+from .state import (
+    Buffer,
+    Client,
+    Instance,
+    Item,
+    State,
+    holder,
+    replace_at,
+    slot_of,
+    tdel,
+    tget,
+    tset,
+)
 
 
 class Step(NamedTuple):
@@ -165,7 +199,8 @@ def evict(state: State, config: SystemConfig, token: int) -> Tuple[State, list]:
     instances = tuple(inst._replace(sessions=tdel(inst.sessions, token),
                                     buffers=tdel(inst.buffers, token))
                       for inst in state.instances)
-    state = state._replace(registry=tdel(state.registry, token), affinity=tdel(state.affinity, token),
+    state = state._replace(registry=tdel(state.registry, token),
+                           affinity=tdel(state.affinity, token),
                            buffers=tdel(state.buffers, token), instances=instances)
     state, closed = _close_streams(state, token=token, reason="session_evicted")
     shared = config.buffer_keying == "request_id"   # its events stay in the shared streams

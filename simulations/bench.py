@@ -122,6 +122,7 @@ def explore_default(policy: str = "strict") -> Dict[str, object]:
     scalars; `ratio` and `flat_ratio` are the explorer's rate over each. All three run with the
     cyclic garbage collector paused, as `explore` and `verify` run searches."""
     from model import initial_state
+
     from .explore.scope import Scope
     from .explore.search import explore
     from .runtime import cyclic_gc_paused
@@ -234,3 +235,28 @@ def machine_ceiling(n: int = 4_000_000) -> float:
         list(pool.map(_busy, [n, n]))
         two = time.perf_counter() - start
     return one / two
+
+
+def text(target: str, r: dict) -> str:
+    """A benchmark's figures as the line(s) `bench` prints."""
+    if target == "sweep":
+        return (f"sweep ({r['runs']} runs): {r['runs_per_s_1_workers']:.2f} runs/s on 1 "
+                f"worker, {r['runs_per_s_2_workers']:.2f} on 2; efficiency "
+                f"{r['parallel_efficiency']:.2f} (this machine's two-process ceiling "
+                f"{r['machine_ceiling']:.2f})")
+    if target == "explore":
+        return (f"explore (default scope, {r['policy']}): {r['states']:,} states, "
+                f"{r['transitions']:,} transitions in {r['cpu_seconds']:.2f} CPU s = "
+                f"{r['distinct_states_per_s']:,.0f} distinct states/s; a plain Python BFS "
+                f"with the same branching over nested tuples of the state's depth "
+                f"({r['baseline_nesting']}) and scalars ({r['baseline_width']}) "
+                f"{r['baseline_states_per_s']:,.0f}/s, ratio {r['ratio']:.3f}; over one flat "
+                f"tuple {r['flat_baseline_states_per_s']:,.0f}/s, ratio {r['flat_ratio']:.3f}"
+                + ("" if "larger_scope" not in r else
+                   "\nexplore (default scope, {instances} instances, {policy}, a fresh process): "
+                   "{states:,} states, {transitions:,} transitions in {wall_seconds:.1f} s wall, "
+                   "peak memory {peak_rss_mb:.0f} MB".format(**r["larger_scope"])))
+    return (f"DES ({r['config']}, {r['policy']}, {r['simulated_seconds']:g} simulated s): "
+            f"{r['transitions']} transitions in {r['cpu_seconds']:.2f} CPU s = "
+            f"{r['transitions_per_cpu_s']:,.0f}/s; bare SimPy {r['timeouts_per_cpu_s']:,.0f} "
+            f"timeouts/s; ratio {r['ratio']:.3f}")

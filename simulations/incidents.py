@@ -18,7 +18,6 @@ from .provenance import manifest, write_atomic, write_json
 from .script import ScenarioRun
 
 
-
 def record(run: ScenarioRun) -> Dict[str, object]:
     """The machine-readable summary of one run."""
     summary = run.report.as_dict()

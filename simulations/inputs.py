@@ -14,6 +14,7 @@ from typing import Any, Dict, Optional
 
 from model import ConfigError
 
+
 class InputFileError(ConfigError):
     """A file given as input is missing, a directory, unreadable, not UTF-8 or not TOML; its
     message names the file, not a config key."""

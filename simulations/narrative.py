@@ -65,7 +65,8 @@ def describe_event(event, config) -> List[str]:
     if kind is h.Emitted:
         to = (", live to " + ", ".join(f"c{c}" for c in event.live_to)) if event.live_to \
             else ", buffered only"
-        line = (f"i{event.instance} emits {_msg(event.owner, event.msg, config.is_result(event.msg))}"
+        message = _msg(event.owner, event.msg, config.is_result(event.msg))
+        line = (f"i{event.instance} emits {message}"
                 f" of S{event.token} gen {event.generation} as {wid(event.wire)}{to}")
         lines = [line]
         if event.first_execution is not None:
@@ -90,8 +91,8 @@ def describe_event(event, config) -> List[str]:
             lines.append(f"replays {event.replayed} event(s)")
         return lines
     if kind is h.Applied:
-        return [f"c{event.client} applies {_msg(event.owner, event.msg, config.is_result(event.msg))} "
-                f"{wid(event.wire)} via {event.via}"]
+        message = _msg(event.owner, event.msg, config.is_result(event.msg))
+        return [f"c{event.client} applies {message} {wid(event.wire)} via {event.via}"]
     if kind is h.Dropped:
         return [f"c{event.client} drops {wid(event.wire)} (id already seen)"]
     if kind is h.StreamStalled:

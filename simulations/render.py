@@ -6,11 +6,14 @@ replication means) or, when every replication had zero, `0 (< hi)` with the one-
 """
 from __future__ import annotations
 
-from typing import Dict, List, Optional, Sequence, Tuple
+from dataclasses import fields
+from typing import TYPE_CHECKING, Dict, List, Optional, Sequence, Tuple
 
-from model import COSTS, VIOLATIONS
-from model import properties
+from model import COSTS, VIOLATIONS, properties
 from model.properties import LABELS
+
+if TYPE_CHECKING:
+    from .des.config import DesConfig
 
 Table = Tuple[str, List[str], List[List[str]]]
 
@@ -94,3 +97,34 @@ def markdown(table: Table, with_title: bool = True) -> str:
     lines += ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
     lines += ["| " + " | ".join(r) + " |" for r in rows]
     return "\n".join(lines)
+
+
+def comparison_text(config: "DesConfig", summary: Dict[str, dict], name: str,
+                    precision: Optional[dict] = None) -> str:
+    """A DES comparison as aligned text: the deployment, timing and clients, then the tables
+    (what `run` prints, and notebook 02 shows)."""
+    t = config.timing
+    rows = [p for p in config.policies if p in summary]
+    s = config.system
+    head = [f"{name}: {config.replications} replication(s) x {len(rows)} policy rows, seed "
+            f"{config.seed}, {t.duration:g} s simulated each",
+            f"deployment: {s.instances} instances, lb {s.lb}, store {s.store}, buffer {s.buffer} "
+            f"(keyed by {s.buffer_keying}, capacity {s.buffer_capacity}), ids {s.event_ids}; "
+            f"restart every {t.restart_period:g} s, {t.arrival_rate:g} sessions/s",
+            "timing: " + ", ".join(f"{f.name} {getattr(t, f.name):g}" for f in fields(t)),
+            "clients: " + ", ".join(f"{r} -> {summary[r]['client_profile']}" for r in rows)]
+    if precision is not None:
+        head.append(_precision_line(precision))
+    head += ["\n" + text(table)
+             for table in summary_tables(summary, rows, config.baseline)]
+    return "\n".join(head) + f"\n\n{legend()}"
+
+
+def _precision_line(p: dict) -> str:
+    if p["met"]:
+        return (f"precision: every headline half-width <= {p['target_half_width']:g} after "
+                f"{p['replications']} replications (rounds {p['rounds']})")
+    worst = ", ".join(f"{row} {LABELS[n]} {'n/a' if h is None else f'{h:.4f}'}"
+                      for row, v in p["unmet"].items() for n, h in v.items())
+    return (f"precision: NOT MET at the cap of {p['cap']} replications for target "
+            f"{p['target_half_width']:g}: {worst}")

@@ -8,8 +8,19 @@ from __future__ import annotations
 
 from typing import Dict, List
 
-from model import (ClientRestart, Deliver, Disconnect, Drain, Emit, ForeignCursor, Persist, Start,
-                   Stop, SystemConfig)
+from model import (
+    ClientRestart,
+    Deliver,
+    Disconnect,
+    Drain,
+    Emit,
+    ForeignCursor,
+    Persist,
+    Start,
+    Stop,
+    SystemConfig,
+)
+
 from .script import Scenario, Settle, route
 
 

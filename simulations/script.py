@@ -11,9 +11,22 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Dict, List, NamedTuple, Optional, Tuple, Union
 
-from model import (Deliver, Emit, GateError, IdleTimeout, Init, Reconnect, Report, State,
-                   SystemConfig, apply, check_history, enabled_actions, initial_state,
-                   resolve_gate)
+from model import (
+    Deliver,
+    Emit,
+    GateError,
+    IdleTimeout,
+    Init,
+    Reconnect,
+    Report,
+    State,
+    SystemConfig,
+    apply,
+    check_history,
+    enabled_actions,
+    initial_state,
+    resolve_gate,
+)
 from model.actions import Action
 from model.history import Applied
 from model.lb import route_choices
@@ -95,7 +108,7 @@ def client_config(config: SystemConfig, gate: Gate, profile: str) -> Tuple[Syste
     return config, profile
 
 
-def _resolve(state: State, config: SystemConfig, step: Route):
+def resolve_route(state: State, config: SystemConfig, step: Route):
     token = None if step.kind == "init" else state.clients[step.client].token
     choices = route_choices(state, config, token)
     if len(choices) != 1:
@@ -140,7 +153,7 @@ def run_script(scenario: Scenario, policy: Union[str, GateFunction, Gate] = "str
             if isinstance(step, Settle):
                 state = _settle(state, config, gate, step, records, cut_short)
                 continue
-            action, why = _resolve(state, config, step) if isinstance(step, Route) \
+            action, why = resolve_route(state, config, step) if isinstance(step, Route) \
                 else (step, "")
             if action is None or action not in enabled_actions(state, config):
                 records.append(StepRecord(len(records) + 1, action, (), "script",

@@ -12,9 +12,15 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path[:0] = [str(ROOT), str(ROOT / "tests")]
 
+from optimisation_support import (  # noqa: E402
+    DES_POLICIES,
+    des_records,
+    explored_cells,
+    incident_records,
+    reduced_cells,
+)
+
 import model  # noqa: E402
-from optimisation_support import (DES_POLICIES, des_records, explored_cells,  # noqa: E402
-                                  incident_records, reduced_cells)
 
 
 def snapshot(scratch: Path) -> dict:

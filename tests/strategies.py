@@ -4,7 +4,7 @@ from hypothesis import strategies as st
 from model import SystemConfig
 from model.config import EVENT_ID_SCHEMES, KEYINGS, LB_KINDS, PLACEMENTS
 from model.protocol import ResumeRequest
-from model.view import POSITIONS, NO_CURSOR, BufferView, CursorView, ServerView
+from model.view import NO_CURSOR, POSITIONS, BufferView, CursorView, ServerView
 
 SESSION = 1
 

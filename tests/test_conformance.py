@@ -7,8 +7,8 @@ import sys
 from pathlib import Path
 
 import pytest
-
 from conformance_support import require_conformance
+
 from simulations.cli import main
 from simulations.conformance.cases import CASES
 from simulations.conformance.outcome import Outcome

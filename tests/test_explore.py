@@ -117,7 +117,7 @@ def test_liveness_does_not_count_on_faults_to_free_a_waiting_client():
     """Faults are not fair: a client on a dead stream that only an idle timeout or a drop could
     free waits forever, and is reported while that budget remains (the witness ends in a state
     where an idle timeout is still enabled and was never spent)."""
-    from model import IdleTimeout, enabled_actions, initial_state, apply
+    from model import IdleTimeout, apply, enabled_actions, initial_state
     scope = Scope(system=default_system(), drops=1, idle_timeouts=1, client_restarts=0,
                   compactions=0)       # the foreign cursor leaves the client on a dead stream
     result = explore(scope, "naive")
@@ -138,7 +138,8 @@ def test_explore_json_has_the_documented_fields(capsys):
     assert data["properties"]["duplicate_delivery"]["holds"] is False
     assert data["properties"]["duplicate_delivery"]["verdict"] == "violated"
     assert data["properties"]["duplicate_delivery"]["trace"][-1]["violations"]
-    assert data["properties"]["stall"]["holds"] is True and data["properties"]["stall"]["trace"] == []
+    stall = data["properties"]["stall"]
+    assert stall["holds"] is True and stall["trace"] == []
     assert data["properties"]["stall_liveness"]["verdict"] == "holds"
     assert data["complete"] is True and data["incomplete"] == []
 
@@ -183,7 +184,8 @@ def test_graphml_marks_the_counterexample_path_and_figures_are_written(tmp_path,
     marked = [n for n, d in graph.nodes(data=True) if "duplicate_delivery" in
               d.get("counterexample", "")]
     trace = data["properties"]["duplicate_delivery"]["trace"]
-    assert len(marked) == len(trace)  # the path's source states: the root and every step but the last
+    # the path's source states: the root and every step but the last
+    assert len(marked) == len(trace)
     assert data["properties"]["stall_liveness"]["verdict"] == "holds"
     assert (tmp_path / "fig" / "duplicate_delivery.png").stat().st_size > 10_000
     assert (tmp_path / "fig" / "duplicate_delivery.svg").read_text().startswith("<?xml")

@@ -5,10 +5,9 @@ import json
 
 import anyio
 import pytest
+from conformance_support import require_conformance
 from hypothesis import given, settings
 from hypothesis import strategies as st
-
-from conformance_support import require_conformance
 
 
 @pytest.fixture(autouse=True)

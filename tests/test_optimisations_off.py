@@ -9,12 +9,16 @@ ways and compares everything but CPU time. (Compiling the model is the third;
 tests/test_compiled.py compares it with the sources the same way.)
 """
 import pytest
+from optimisation_support import (
+    DES_POLICIES,
+    des_records,
+    explored_cells,
+    incident_records,
+    reduced_cells,
+)
 
 import model.transitions as transitions
 from model.symmetry import Canonicalizer
-
-from optimisation_support import (DES_POLICIES, des_records, explored_cells, incident_records,
-                                  reduced_cells)
 
 
 def switch_off(monkeypatch) -> None:

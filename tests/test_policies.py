@@ -2,12 +2,11 @@
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
+from strategies import SESSION, sample_request_view, views
 
 from model import POLICIES, Code, Decision, Effect, GateError, admit, decide, reject, resolve_gate
 from model.protocol import check_decision
 from model.view import ABOVE_HWM, AT_FLOOR, BELOW_FLOOR, IN_BUFFER, IN_RANGE, NO_CURSOR
-
-from strategies import SESSION, sample_request_view, views
 
 REPLAYABLE = (IN_BUFFER, AT_FLOOR, IN_RANGE)
 

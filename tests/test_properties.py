@@ -2,8 +2,16 @@
 import pytest
 
 from model import COSTS, PROPERTIES, SOMETIMES_CHECKS, VIOLATIONS, check_history, duplicate_cause
-from model.history import (Applied, ClientFailed, Decided, Dropped, Emitted, GapAccepted,
-                           Initialized, StreamStalled)
+from model.history import (
+    Applied,
+    ClientFailed,
+    Decided,
+    Dropped,
+    Emitted,
+    GapAccepted,
+    Initialized,
+    StreamStalled,
+)
 from model.properties import KINDS, LIVENESS, SAFETY, VERDICT_PROPERTIES
 
 
@@ -59,7 +67,8 @@ def test_cross_session_delivery_and_silent_loss_are_counted():
 
 def test_a_stall_is_one_episode_until_the_client_progresses_with_its_duration():
     report = check_history([(0.0, stalled()), (5.0, stalled()),
-                            (9.5, applied()), (10.0, stalled(admission="empty_close"))], end_time=12.0)
+                            (9.5, applied()), (10.0, stalled(admission="empty_close"))],
+                           end_time=12.0)
     assert report.violations["stall"] == 2
     assert report.stall_seconds == 11.5 and report.stall_seconds_max == 9.5
     assert report.stall_episodes_ended == 2

@@ -56,6 +56,7 @@ def test_regenerated_results_do_not_make_the_code_dirty(tmp_path):
     """A manifest is written after its folder's other files; rewriting committed results must
     not mark the code as changed (it did: every committed manifest said dirty=true)."""
     import subprocess
+
     from simulations.provenance import code_version
 
     def git(*args):
@@ -102,6 +103,7 @@ def test_the_committed_headline_figure_does_not_pool_store_placements():
 
 def test_replication_intervals_are_wider_than_the_pooled_wilson_band_on_the_committed_sweep():
     import pandas as pd
+
     from simulations.des.stats import replication_interval, share_upper_bound, wilson
     frame = pd.read_csv(ROOT / "results/sweeps/restart_frequency/results.csv")
     wider = 0

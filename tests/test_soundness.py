@@ -3,8 +3,22 @@
 Each test replays an action sequence found by hand or by the explorer against an earlier model
 and asserts what the model does now.
 """
-from model import (ClientRestart, Deliver, Disconnect, Emit, ForeignCursor, Init, Persist,
-                   Reconnect, Start, Stop, SystemConfig, apply, check_history, initial_state)
+from model import (
+    ClientRestart,
+    Deliver,
+    Disconnect,
+    Emit,
+    ForeignCursor,
+    Init,
+    Persist,
+    Reconnect,
+    Start,
+    Stop,
+    SystemConfig,
+    apply,
+    check_history,
+    initial_state,
+)
 from model.history import Decided, Emitted, Recreated, StreamStalled
 from model.observe import build_view
 from model.protocol import ResumeRequest

@@ -6,11 +6,10 @@ import sys
 from pathlib import Path
 
 import pytest
+from process_support import kill_after_files
 
 from simulations.cli import main
 from simulations.sweep.results import load_results
-
-from process_support import kill_after_files
 
 ROOT = Path(__file__).resolve().parent.parent
 SMOKE = ROOT / "simulations/sweeps/smoke.toml"

@@ -5,21 +5,28 @@ are checked after every step, and failures shrink to a minimal action program.
 """
 from collections import defaultdict
 
+import pytest
 from hypothesis import given, note
 from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, rule
+from strategies import configs
 
-from model import (VIOLATIONS, ActionNotEnabled, Emit, Init, PropertyMonitor, SystemConfig,
-                   apply, enabled_actions, initial_state)
-from simulations.verify.exceptions import excused_by
+from model import (
+    VIOLATIONS,
+    ActionNotEnabled,
+    Emit,
+    Init,
+    PropertyMonitor,
+    SystemConfig,
+    apply,
+    enabled_actions,
+    initial_state,
+)
 from model.event_ids import order_key
 from model.history import Emitted
 from model.properties import SERVER_CAUSES
 from model.state import holder, tget
-
-from strategies import configs
-
-import pytest
+from simulations.verify.exceptions import excused_by
 
 
 def _sorted_unique(pairs):

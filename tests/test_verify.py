@@ -6,7 +6,6 @@ import sys
 from pathlib import Path
 
 import pytest
-
 from process_support import kill_after_files
 
 from model import POLICIES, apply, findings_of, initial_state
@@ -23,8 +22,8 @@ REDUCED = ROOT / "simulations/spaces/reduced.toml"
 def reduced(tmp_path_factory):
     """The reduced space verified once for the module: (cells as printed by --json, folder)."""
     out = tmp_path_factory.mktemp("verify") / "reduced"
-    import io
     import contextlib
+    import io
     buffer = io.StringIO()
     with contextlib.redirect_stdout(buffer):
         assert main(["verify", "--space", str(REDUCED), "--out", str(out), "--json",
@@ -123,7 +122,8 @@ def test_a_bring_your_own_gate_runs_through_the_whole_space(tmp_path, capsys):
 
 
 SPACE_ERRORS = [
-    ('[[blocks]]\n[blocks.axes]\nwidgets = [1]\n', "'blocks[0].axes.widgets': unknown deployment key"),
+    ('[[blocks]]\n[blocks.axes]\nwidgets = [1]\n',
+     "'blocks[0].axes.widgets': unknown deployment key"),
     ('title = "x"\n', "'blocks': the space is empty"),
     ('[[blocks]]\n[blocks.axes]\nevent_ids = []\n', "needs a non-empty list"),
     ('[[blocks]]\n[blocks.axes]\nlb = ["magic"]\n', "'blocks[0].axes.lb': must be one of"),

@@ -10,8 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Dict, List
 
-from model import Deliver, Disconnect, Drain, Emit, Evict, ForeignCursor, Start, Stop, \
-    SystemConfig
+from model import Deliver, Disconnect, Drain, Emit, Evict, ForeignCursor, Start, Stop, SystemConfig
 
 from ..script import Scenario, Settle, route
 

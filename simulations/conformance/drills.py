@@ -12,8 +12,18 @@ from uuid import uuid4
 import anyio
 
 from .nginx import Nginx
-from .outcome import (COMPLETED, EMPTY, EMPTY_CLOSE, NO_CLIENT, REINITIALIZED, REJECTED, REPLAY,
-                      Outcome, classify_stream, code_of_refusal)
+from .outcome import (
+    COMPLETED,
+    EMPTY,
+    EMPTY_CLOSE,
+    NO_CLIENT,
+    REINITIALIZED,
+    REJECTED,
+    REPLAY,
+    Outcome,
+    classify_stream,
+    code_of_refusal,
+)
 from .probe import HarnessError
 from .processes import Processes, ServerInstance
 from .sdk_driver import ClientRun, run_sdk_client

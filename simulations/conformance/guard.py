@@ -28,11 +28,27 @@ from typing import Dict, List, Optional, Tuple
 
 from model.policies import strict
 from model.protocol import Decision, ResumeRequest
-from model.view import (ABOVE_HWM, AT_FLOOR, BELOW_FLOOR, IN_BUFFER, NO_CURSOR, UNKNOWN,
-                        BufferView, CursorView, ServerView)
+from model.view import (
+    ABOVE_HWM,
+    AT_FLOOR,
+    BELOW_FLOOR,
+    IN_BUFFER,
+    NO_CURSOR,
+    UNKNOWN,
+    BufferView,
+    CursorView,
+    ServerView,
+)
 
-from .guard_store import (CURRENT, Binding, GuardedEventStore, SessionBook, Slot, StreamRecord,
-                          TaggedId)
+from .guard_store import (
+    CURRENT,
+    Binding,
+    GuardedEventStore,
+    SessionBook,
+    Slot,
+    StreamRecord,
+    TaggedId,
+)
 
 SESSION_HEADER = b"mcp-session-id"
 LAST_EVENT_ID_HEADER = b"last-event-id"

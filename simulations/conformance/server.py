@@ -19,7 +19,6 @@ import sys
 from typing import Dict, Set
 
 import anyio
-
 from mcp.server.mcpserver import Context, MCPServer
 
 from .event_store import BoundedEventStore

@@ -7,8 +7,21 @@ from __future__ import annotations
 
 from typing import Optional
 
-from model import (Arrive, ClientRestart, Deliver, Depart, Disconnect, Drain, Emit, IdleTimeout,
-                   Init, Persist, Reconnect, Start, Stop)
+from model import (
+    Arrive,
+    ClientRestart,
+    Deliver,
+    Depart,
+    Disconnect,
+    Drain,
+    Emit,
+    IdleTimeout,
+    Init,
+    Persist,
+    Reconnect,
+    Start,
+    Stop,
+)
 from model.actions import emit_possible, live_tokens
 from model.state import tget
 

@@ -11,7 +11,7 @@ from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
 from typing import Any, Dict, Mapping, Optional, Sequence, Tuple
 
-from model import POLICIES, ConfigError, SystemConfig
+from model import POLICIES, ConfigError, SystemConfig, unknown_policy
 
 from ..inputs import read_toml
 
@@ -59,9 +59,9 @@ def parse_row(row: str) -> Tuple[str, Optional[str]]:
     """A policy row `POLICY` or `POLICY+PROFILE` (e.g. `sdk+spec`: the SDK's server decisions
     with a spec client, an idealized SDK) -> (policy, profile or None). Raises ConfigError."""
     policy, plus, profile = row.partition("+")
-    if policy not in POLICIES:
-        raise ConfigError("run.policies", f"unknown policy {policy!r} in {row!r}; valid: "
-                                          f"{', '.join(POLICIES)} (optionally +PROFILE)")
+    problem = unknown_policy(policy)
+    if problem is not None:
+        raise ConfigError("run.policies", f"{problem} (row {row!r}: POLICY or POLICY+PROFILE)")
     if plus and profile not in PROFILES:
         raise ConfigError("run.policies", f"unknown client profile {profile!r} in {row!r}; "
                                           f"valid: {', '.join(PROFILES)}")
@@ -80,7 +80,8 @@ class Timing:
     client_restart_rate: float = 0.0005  # client process restarts per second per client
     persist_every: int = 3              # the client persists its cursor every k events applied
     idle_timeout: float = 30.0          # the LB closes a stream that carried no data this long
-    restart_period: float = 900.0       # a rolling restart of the fleet starts this often (0: never)
+    restart_period: float = 900.0       # a rolling restart of the fleet starts this often
+    #                                     (0: never)
     drain_time: float = 20.0            # a restarting instance drains this long before it stops
     start_time: float = 5.0             # a stopped instance takes this long to start again
     crash_rate: float = 0.0             # crashes per second per instance

@@ -16,7 +16,7 @@ import simpy
 from model import initial_state, is_enabled, resolve_gate
 from model.actions import live_tokens
 
-from ..script import Route, Scenario, Settle, _resolve
+from ..script import Route, Scenario, Settle, resolve_route
 from .components import ClientProcess, Reaper, start_worker
 from .config import DesConfig, Timing
 from .world import World
@@ -69,7 +69,7 @@ def run_scenario_des(scenario: Scenario, policy: str, step_seconds: float = 1.0,
                 yield env.timeout(settle_seconds)
                 continue
             yield env.timeout(step_seconds)
-            action = _resolve(world.state, world.system, step)[0] \
+            action = resolve_route(world.state, world.system, step)[0] \
                 if isinstance(step, Route) else step
             if action is not None and is_enabled(world.state, world.system, action):
                 world.apply(action)

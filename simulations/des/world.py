@@ -18,11 +18,19 @@ import numpy as np
 import simpy
 
 from model import ConfigError, PropertyMonitor, State, initial_state
-from model.monitor import duration_bin, empty_histogram
 from model import apply as transition
-from model.history import (ClientArrived, ClientDeparted, Decided, Emitted, Initialized,
-                           Recreated, SessionEvicted, StreamClosed)
+from model.history import (
+    ClientArrived,
+    ClientDeparted,
+    Decided,
+    Emitted,
+    Initialized,
+    Recreated,
+    SessionEvicted,
+    StreamClosed,
+)
 from model.lb import route_choices
+from model.monitor import duration_bin, empty_histogram
 from model.policies import Gate
 
 from .config import PROFILES, DesConfig

@@ -25,6 +25,8 @@ from scipy.sparse.csgraph import connected_components
 
 from model import Deliver, Emit, Init, Reconnect, Start, Stop
 
+from .verdict import HOLDS, UNKNOWN, VIOLATED, Finding, Verdict
+
 #: transitions the system is assumed to keep making (weak fairness of its own progress)
 FAIR_KINDS = (Deliver, Emit, Reconnect, Init, Start)
 
@@ -92,7 +94,6 @@ class LivenessGraph:
     def verdict(self, name: str, result, path_to: Callable[[int], List]):
         """The liveness Verdict for an Exploration (shortest path into a stuck component);
         `path_to(node)` gives the actions from the initial state to a node."""
-        from .search import HOLDS, UNKNOWN, VIOLATED, Finding, Verdict
         found = self.stuck_nodes()
         causes = {}
         for cause, node in sorted(found["witness"].items(), key=lambda kv: kv[1]):

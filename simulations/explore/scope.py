@@ -11,8 +11,19 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field, fields
 from typing import Dict, Tuple
 
-from model import (ClientRestart, Compact, ConfigError, Disconnect, Evict, ForeignCursor,
-                   IdleTimeout, Init, Persist, Stop, SystemConfig)
+from model import (
+    ClientRestart,
+    Compact,
+    ConfigError,
+    Disconnect,
+    Evict,
+    ForeignCursor,
+    IdleTimeout,
+    Init,
+    Persist,
+    Stop,
+    SystemConfig,
+)
 
 #: budget name -> the action kind that spends it
 BUDGETED = {

@@ -22,41 +22,24 @@ from typing import Dict, FrozenSet, List, Optional, Tuple, Union
 
 from model import Drain, GateError, Stop, apply, enabled_actions, initial_state, resolve_gate
 from model.policies import Gate, GateFunction
-from model.properties import (BY_NAME, COST, LIVENESS, PROPERTIES, SAFETY, SOMETIMES,
-                              VERDICT_PROPERTIES, hits_of)
+from model.properties import (
+    BY_NAME,
+    COST,
+    LIVENESS,
+    PROPERTIES,
+    SAFETY,
+    SOMETIMES,
+    VERDICT_PROPERTIES,
+    hits_of,
+)
+from model.symmetry import Canonicalizer
 
 from .liveness import LivenessGraph, is_fair
 from .scope import BUDGET_NAMES, BUDGETED, Scope
-from model.symmetry import Canonicalizer
+from .verdict import HOLDS, UNKNOWN, VERDICTS, VIOLATED, Finding, Verdict
 
-HOLDS, VIOLATED, UNKNOWN = "holds", "violated", "unknown"
-VERDICTS = (HOLDS, VIOLATED, UNKNOWN)
 _SPEND = {kind: BUDGET_NAMES.index(name) for name, kind in BUDGETED.items()}
 _WAITING = next(p for p in PROPERTIES if p.kind == LIVENESS)
-
-
-@dataclass
-class Finding:
-    """The first (shortest) witness of a property violation, a cost or a gate error."""
-    name: str
-    detail: str
-    actions: List            # the path from the initial state, last action included
-    source: int = 0          # fingerprint of the state the last action was taken in
-    cause: str = ""
-
-
-@dataclass
-class Verdict:
-    """One property's verdict: holds, violated (with its shortest trace) or unknown (why)."""
-    name: str
-    verdict: str
-    finding: Optional[Finding] = None
-    why: str = ""
-    causes: Dict[str, Finding] = field(default_factory=dict)
-
-    @property
-    def trace_length(self) -> Optional[int]:
-        return len(self.finding.actions) if self.finding is not None else None
 
 
 @dataclass

@@ -8,7 +8,7 @@ import re
 from collections import Counter
 from typing import Dict, List, Sequence
 
-from model.properties import BY_NAME, PROPERTIES, SAFETY, LIVENESS
+from model.properties import BY_NAME, LIVENESS, PROPERTIES, SAFETY
 
 from .exceptions import EXCEPTIONS
 from .matrix import JUDGED, failing, unknown

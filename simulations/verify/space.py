@@ -36,7 +36,7 @@ from dataclasses import dataclass, fields
 from pathlib import Path
 from typing import Any, Dict, List, Optional, Tuple
 
-from model import POLICIES, ConfigError, SystemConfig
+from model import POLICIES, ConfigError, SystemConfig, unknown_policy
 
 from ..explore.scope import BUDGET_NAMES, Scope
 from ..inputs import read_toml
@@ -123,8 +123,12 @@ def parse(data: Dict[str, Any], path: Optional[Path] = None,
             raise ConfigError(key, f"unknown key in the space (known: {', '.join(_TOP)})")
     if gates is None:
         policies = data.get("policies", list(POLICIES))
-        if not isinstance(policies, list) or any(p not in POLICIES for p in policies):
+        if not isinstance(policies, list) or not all(isinstance(p, str) for p in policies):
             raise ConfigError("policies", f"a list drawn from {', '.join(POLICIES)}")
+        for name in policies:
+            problem = unknown_policy(name)
+            if problem is not None:
+                raise ConfigError("policies", problem)
         extra = data.get("gates", [])
         if not isinstance(extra, list) or any(not isinstance(g, str) or ":" not in g
                                               for g in extra):

@@ -7,12 +7,13 @@ from pathlib import Path
 
 from model import ConfigError
 
-from . import figures
-from .inputs import add_precision_arguments, check_out, check_precision
-from .sweep import spec as sweep_spec
-from .sweep.execute import check_scheduler, des_code, plan, run_sweep
-from .sweep.precision import unmet
-from .sweep.results import rows, write
+from .. import figures
+from ..inputs import add_precision_arguments, check_out, check_precision
+from ..sweep import spec as sweep_spec
+from ..sweep.execute import check_scheduler, des_code, plan, run_sweep
+from ..sweep.precision import unmet
+from ..sweep.results import rows, write
+from .errors import UsageError
 
 
 def add_parser(verbs) -> None:
@@ -65,7 +66,6 @@ def _summary(spec, frame) -> str:
 
 
 def run(args: argparse.Namespace) -> int:
-    from .cli import UsageError
     if args.workers < 1:
         raise UsageError("--workers must be >= 1")
     try:

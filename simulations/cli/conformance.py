@@ -7,10 +7,11 @@ import json
 import sys
 from pathlib import Path
 
-from .inputs import check_folder_out
-from .conformance.cases import CASES
-from .conformance.outcome import Outcome
-from .conformance.predict import DEPLOYMENTS
+from ..conformance.cases import CASES
+from ..conformance.outcome import Outcome
+from ..conformance.predict import DEPLOYMENTS
+from ..inputs import check_folder_out
+from .errors import UsageError
 
 
 def add_parser(verbs) -> None:
@@ -39,8 +40,7 @@ def add_parser(verbs) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from .cli import UsageError
-    from .conformance import harness
+    from ..conformance import harness
     cases = args.case or list(CASES)
     servers = args.server or list(DEPLOYMENTS)
     try:
@@ -80,7 +80,7 @@ def run(args: argparse.Namespace) -> int:
         print(f"\n{agree} of {len(rows)} rows agree; "
               + ", ".join(f"{k} {v}" for k, v in env.items()))
     if args.out is not None:
-        from .conformance.report import write_results
+        from ..conformance.report import write_results
         write_results(args.out, rows, env, cases, servers)
         if not args.json:
             print(f"wrote {args.out / 'CONFORMANCE.md'}")

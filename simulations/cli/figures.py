@@ -4,8 +4,9 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from .figures import make_figures
-from .inputs import check_sweep_folder, folder_kind
+from ..figures import make_figures
+from ..inputs import check_sweep_folder, folder_kind
+from .errors import UsageError
 
 
 def add_parser(verbs) -> None:
@@ -18,7 +19,6 @@ def add_parser(verbs) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from .cli import UsageError
     folder = args.folder
     if not folder.is_dir():
         raise UsageError(f"{folder}: {'is a file, not' if folder.exists() else 'no such'} "

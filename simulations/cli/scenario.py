@@ -7,12 +7,13 @@ from pathlib import Path
 
 from model import POLICIES
 
-from .inputs import check_folder_out
-from .gates import GateLoadError, load_gate
-from .incidents import matrix_table, record, trace, write_results
-from .narrative import narrate
-from .scenarios import SCENARIOS
-from .script import CLIENT_PROFILES, run_script
+from ..incidents import matrix_table, record, trace, write_results
+from ..inputs import check_folder_out
+from ..narrative import narrate
+from ..scenarios import SCENARIOS
+from ..script import CLIENT_PROFILES, run_script
+from .arguments import checked, parse_policies, user_gate
+from .errors import UsageError
 
 
 def add_parser(verbs) -> None:
@@ -40,24 +41,15 @@ def add_parser(verbs) -> None:
 def _gates(args) -> list:
     """The gates to run: the --policy names and/or --gate (with --all, a gate alone is shown
     beside the six policies); all six policies if neither is given."""
-    from .cli import UsageError
     beside = args.all and args.gate and not args.policy  # the matrix: a gate beside the six
     gates: list = list(POLICIES) if beside else []
-    if args.policy:
-        for name in args.policy.split(","):
-            if name not in POLICIES:
-                raise UsageError(f"unknown policy {name!r}; valid: {', '.join(POLICIES)}")
-            gates.append(name)
+    gates += parse_policies(args.policy) or []
     if args.gate:
-        try:
-            gates.append(load_gate(args.gate))
-        except GateLoadError as exc:
-            raise UsageError(str(exc)) from exc
+        gates.append(user_gate(args.gate))
     return gates
 
 
 def run(args: argparse.Namespace) -> int:
-    from .cli import UsageError
     if args.list:
         for s in SCENARIOS.values():
             print(f"{s.name:32s} {s.title} ({s.source})")
@@ -73,10 +65,7 @@ def run(args: argparse.Namespace) -> int:
     if args.out and not args.all:
         raise UsageError("--out needs --all")
     if args.out:
-        try:
-            check_folder_out(args.out, "--out")
-        except ValueError as exc:
-            raise UsageError(str(exc)) from None
+        checked(check_folder_out, args.out, "--out")
     gates = _gates(args) or list(POLICIES)
     scenarios = list(SCENARIOS.values()) if args.all else [SCENARIOS[args.name]]
     runs = [run_script(s, g, args.client) for s in scenarios for g in gates]

@@ -4,7 +4,8 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from .report import MATRIX, describe_folder, write_report
+from ..report import MATRIX, describe_folder, write_report
+from .errors import UsageError
 
 
 def add_parser(verbs) -> None:
@@ -22,7 +23,6 @@ def add_parser(verbs) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from .cli import UsageError
     problem = describe_folder(args.folder)
     if problem:
         raise UsageError(problem)

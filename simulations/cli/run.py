@@ -3,21 +3,19 @@ from __future__ import annotations
 
 import argparse
 import json
-from dataclasses import fields
 from pathlib import Path
-from typing import Dict, Optional
 
 from model import ConfigError
-from model.properties import LABELS
 
-from .des import config as des_config
-from .des.runner import replication_seeds, run_comparison
-from .des.precision import run_to_precision
-from .des.stats import summarize
-from . import render as render_tables
-from .inputs import add_precision_arguments, check_out, check_precision
-from .provenance import manifest, write_atomic, write_json
-
+from ..des import config as des_config
+from ..des.precision import run_to_precision
+from ..des.runner import replication_seeds, run_comparison
+from ..des.stats import summarize
+from ..inputs import add_precision_arguments, check_out, check_precision
+from ..provenance import manifest, write_atomic, write_json
+from ..render import comparison_text
+from .arguments import checked, parse_policies
+from .errors import UsageError
 
 
 def add_parser(verbs) -> None:
@@ -49,62 +47,16 @@ def add_parser(verbs) -> None:
     p.set_defaults(handler=run)
 
 
-def render(config: des_config.DesConfig, summary: Dict[str, dict], name: str,
-           precision: Optional[dict] = None) -> str:
-    """The comparison as aligned text tables (what `run` prints)."""
-    t = config.timing
-    rows = [p for p in config.policies if p in summary]
-    s = config.system
-    head = [f"{name}: {config.replications} replication(s) x {len(rows)} policy rows, seed "
-            f"{config.seed}, {t.duration:g} s simulated each",
-            f"deployment: {s.instances} instances, lb {s.lb}, store {s.store}, buffer {s.buffer} "
-            f"(keyed by {s.buffer_keying}, capacity {s.buffer_capacity}), ids {s.event_ids}; "
-            f"restart every {t.restart_period:g} s, {t.arrival_rate:g} sessions/s",
-            "timing: " + ", ".join(f"{f.name} {getattr(t, f.name):g}" for f in fields(t)),
-            "clients: " + ", ".join(f"{r} -> {summary[r]['client_profile']}" for r in rows)]
-    if precision is not None:
-        head.append(_precision_line(precision))
-    head += ["\n" + render_tables.text(table)
-             for table in render_tables.summary_tables(summary, rows, config.baseline)]
-    return "\n".join(head) + f"\n\n{render_tables.legend()}"
-
-
-def _precision_line(p: dict) -> str:
-    if p["met"]:
-        return (f"precision: every headline half-width <= {p['target_half_width']:g} after "
-                f"{p['replications']} replications (rounds {p['rounds']})")
-    worst = ", ".join(f"{row} {LABELS[n]} {'n/a' if h is None else f'{h:.4f}'}"
-                      for row, v in p["unmet"].items() for n, h in v.items())
-    return (f"precision: NOT MET at the cap of {p['cap']} replications for target "
-            f"{p['target_half_width']:g}: {worst}")
-
-
 def run(args: argparse.Namespace) -> int:
-    from .cli import UsageError
-    policies = None
-    if args.policies is not None:
-        policies = [p.strip() for p in args.policies.split(",") if p.strip()]
-        if not policies:
-            raise UsageError("--policies: names no policy")
-        for p in policies:
-            try:
-                des_config.parse_row(p)
-            except ConfigError as exc:
-                raise UsageError(f"--policies: {exc.problem}") from None
-    try:
-        check_precision(args.precision, args.max_replications)
-    except ValueError as exc:
-        raise UsageError(str(exc)) from None
+    policies = parse_policies(args.policies, "--policies", rows=True)
+    checked(check_precision, args.precision, args.max_replications)
     try:
         config = des_config.load(args.config, args.set, args.replications, args.seed, policies,
                                  args.baseline)
     except ConfigError as exc:
         raise UsageError(str(exc)) from exc
     out = args.out or Path("results/quick/runs") / args.config.stem
-    try:
-        check_out(out, "run")
-    except ValueError as exc:
-        raise UsageError(str(exc)) from None
+    checked(check_out, out, "run")
     precision = None
     if args.precision is not None:
         config, records, precision = run_to_precision(config, args.precision,
@@ -128,6 +80,6 @@ def run(args: argparse.Namespace) -> int:
         print(json.dumps({"config": config.as_dict(), "summary": summary, "records": records,
                           "precision": precision, "out": str(out)}, sort_keys=True))
     else:
-        print(render(config, summary, args.config.name, precision))
+        print(comparison_text(config, summary, args.config.name, precision))
         print(f"\nrecords, summary and manifest: {out}/")
     return 0

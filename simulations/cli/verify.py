@@ -7,14 +7,15 @@ from pathlib import Path
 
 from model import POLICIES, ConfigError
 
-from .gates import GateLoadError, load_gate
-from .inputs import InputFileError, check_out
-from .sweep.execute import check_scheduler
-from .verify.matrix import failing, summary, write_outputs
-from .verify.run import run_space
-from .verify.space import load
+from ..inputs import InputFileError, check_out
+from ..sweep.execute import check_scheduler
+from ..verify.matrix import cell_json, failing, summary, write_outputs
+from ..verify.run import run_space
+from ..verify.space import load
+from .arguments import checked, parse_policies, user_gate
+from .errors import UsageError
 
-SPACES = Path(__file__).resolve().parent / "spaces"
+SPACES = Path(__file__).resolve().parent.parent / "spaces"
 DEFAULT_SPACE = SPACES / "matrix.toml"
 
 
@@ -28,7 +29,8 @@ def add_parser(verbs) -> None:
                     "Finished cells are kept in DIR/cells/ and skipped when the same command "
                     "runs again, so a killed run resumes.",
         epilog=f"default space: {DEFAULT_SPACE.relative_to(SPACES.parent.parent)}; "
-               f"a reduced one for tests: {(SPACES / 'reduced.toml').relative_to(SPACES.parent.parent)}")
+               f"a reduced one for tests: "
+               f"{(SPACES / 'reduced.toml').relative_to(SPACES.parent.parent)}")
     who = p.add_mutually_exclusive_group()
     who.add_argument("--policy", metavar="P[,P...]",
                      help=f"verify these policies only ({', '.join(POLICIES)})")
@@ -52,27 +54,14 @@ def add_parser(verbs) -> None:
 
 def _gates(args) -> list:
     """The gates the arguments name (None: the space's own), validated."""
-    from .cli import UsageError
     if args.policy is not None:
-        names = [p.strip() for p in args.policy.split(",")]
-        if not all(names):
-            raise UsageError(f"--policy {args.policy!r}: an empty policy name")
-        for name in names:
-            if name not in POLICIES:
-                raise UsageError(f"unknown policy {name!r}; valid: {', '.join(POLICIES)}")
-        return names
-    if args.gate:
-        for path in args.gate:
-            try:
-                load_gate(path)
-            except GateLoadError as exc:
-                raise UsageError(str(exc)) from exc
-        return list(args.gate)
-    return None
+        return parse_policies(args.policy)
+    for path in args.gate or ():
+        user_gate(path)
+    return list(args.gate) if args.gate else None
 
 
 def run(args: argparse.Namespace) -> int:
-    from .cli import UsageError
     gates = _gates(args)
     try:
         space = load(args.space, gates)
@@ -82,22 +71,13 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError(f"bad space {args.space}: {exc}") from exc
     for gate in space.gates:
         if gate not in POLICIES:
-            try:
-                load_gate(gate)
-            except GateLoadError as exc:
-                raise UsageError(f"space {args.space}: {exc}") from exc
+            user_gate(gate, f"space {args.space}: ")
     if args.workers < 1:
         raise UsageError("--workers must be >= 1")
     out = args.out or Path("results/quick/verification") / args.space.stem
-    try:
-        check_out(out, "verify")
-    except ValueError as exc:
-        raise UsageError(str(exc)) from None
+    checked(check_out, out, "verify")
     if args.scheduler:
-        try:
-            check_scheduler(args.scheduler)
-        except ValueError as exc:
-            raise UsageError(str(exc)) from exc
+        checked(check_scheduler, args.scheduler)
     chosen = ([f"--policy {args.policy}"] if args.policy else []) + \
         [f"--gate {gate}" for gate in args.gate or ()]
     command = " ".join(["python -m simulations verify", f"--space {args.space}",
@@ -106,7 +86,6 @@ def run(args: argparse.Namespace) -> int:
                        progress=not (args.quiet or args.json))
     records = write_outputs(space, result, out, command)
     if args.json:
-        from .verify.matrix import cell_json
         for record in records:
             print(json.dumps(cell_json(record), sort_keys=True))
         return 0

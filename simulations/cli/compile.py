@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import sys
 
-from . import compile_model
+from .. import compile_model
 
 
 def add_parser(verbs) -> None:
