@@ -15,9 +15,9 @@ def _needs_the_extra():
     require_conformance()
 
 
-def _guard_module():
-    from simulations.conformance import guard
-    return guard
+def _guard_package():
+    import mcp_resume_guard
+    return mcp_resume_guard
 
 
 class FakeManager:
@@ -86,7 +86,7 @@ def _guarded(capacity=3, incarnation=7, wrapping=False):
     (whose streams, keyed by request id alone, would mix sessions without the guard)."""
     from simulations.conformance.event_store import BoundedEventStore
     inner = BoundedEventStore(capacity + 1) if wrapping else None
-    guard = _guard_module().StrictResumptionGuard(capacity=capacity, incarnation=incarnation,
+    guard = _guard_package().StrictResumptionGuard(capacity=capacity, incarnation=incarnation,
                                                   inner_store=inner)
     return guard.wrap(FakeManager(guard.event_store)), guard
 
@@ -109,13 +109,13 @@ def _resume(app, session, cursor):
 @given(key=st.text("0123456789abcdef", min_size=1, max_size=16),
        numbers=st.tuples(*[st.integers(0, 10**9)] * 3))
 def test_tagged_ids_round_trip(key, numbers):
-    tagged = _guard_module().TaggedId(key, *numbers)
-    assert _guard_module().TaggedId.parse(str(tagged)) == tagged
+    tagged = _guard_package().TaggedId(key, *numbers)
+    assert _guard_package().TaggedId.parse(str(tagged)) == tagged
 
 
 @pytest.mark.parametrize("text", ["", "abc", "a-1-2", "a-1-2-x", "a--2-3", "a-1-2-3-4", "-1-2-3"])
 def test_text_that_is_not_a_tagged_id_parses_to_none(text):
-    assert _guard_module().TaggedId.parse(text) is None
+    assert _guard_package().TaggedId.parse(text) is None
 
 
 @pytest.mark.parametrize("wrapping", [False, True])
@@ -163,7 +163,7 @@ def test_a_cursor_from_another_incarnation_is_refused():
     app, guard = _guarded(incarnation=7)
     session, _ = _open(app)
     ids = _emit(app, session, "1", 2)
-    tagged = _guard_module().TaggedId.parse(ids[-1])
+    tagged = _guard_package().TaggedId.parse(ids[-1])
     other_generation = str(tagged._replace(incarnation=8))
     status, _, body = _resume(app, session, other_generation)
     assert (status, body["error"]["data"]["code"]) == (409, "generation_mismatch")
@@ -178,7 +178,7 @@ def test_a_cursor_above_the_high_water_mark_is_never_clamped():
     app, _ = _guarded()
     session, _ = _open(app)
     ids = _emit(app, session, "1", 2)
-    ahead = str(_guard_module().TaggedId.parse(ids[-1])._replace(seq=99))
+    ahead = str(_guard_package().TaggedId.parse(ids[-1])._replace(seq=99))
     status, _, body = _resume(app, session, ahead)
     assert (status, body["error"]["data"]["code"]) == (409, "cursor_ahead")
 
@@ -206,7 +206,7 @@ def test_an_inner_store_that_mixes_streams_is_caught_not_replayed():
             from mcp.server.streamable_http import EventMessage
             await send_callback(EventMessage({"n": "stranger"}, "not-one-of-ours"))
             return "1"
-    guard = _guard_module().StrictResumptionGuard(capacity=4, inner_store=Mixing(4))
+    guard = _guard_package().StrictResumptionGuard(capacity=4, inner_store=Mixing(4))
     app = guard.wrap(FakeManager(guard.event_store))
     session, _ = _open(app)
     ids = _emit(app, session, "1", 2)
@@ -216,7 +216,7 @@ def test_an_inner_store_that_mixes_streams_is_caught_not_replayed():
 
 def test_an_inner_store_keeping_too_little_fails_loudly_instead_of_stalling():
     from simulations.conformance.event_store import BoundedEventStore
-    guard = _guard_module().StrictResumptionGuard(capacity=1, inner_store=BoundedEventStore(1))
+    guard = _guard_package().StrictResumptionGuard(capacity=1, inner_store=BoundedEventStore(1))
     app = guard.wrap(FakeManager(guard.event_store))
     session, _ = _open(app)
     ids = _emit(app, session, "1", 2)          # ids[0] is the floor: a valid cursor
@@ -225,7 +225,7 @@ def test_an_inner_store_keeping_too_little_fails_loudly_instead_of_stalling():
 
 
 def test_the_store_outside_the_guard_says_how_to_use_it():
-    guard = _guard_module().StrictResumptionGuard(capacity=2)
+    guard = _guard_package().StrictResumptionGuard(capacity=2)
     with pytest.raises(RuntimeError, match="guard.wrap"):
         anyio.run(guard.event_store.store_event, "1", None)
 
@@ -233,4 +233,4 @@ def test_the_store_outside_the_guard_says_how_to_use_it():
 @pytest.mark.parametrize("kwargs", [{"capacity": 0}, {"capacity": True}, {"incarnation": -1}])
 def test_bad_guard_settings_are_refused(kwargs):
     with pytest.raises(ValueError):
-        _guard_module().StrictResumptionGuard(**kwargs)
+        _guard_package().StrictResumptionGuard(**kwargs)

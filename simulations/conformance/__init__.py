@@ -1,4 +1,5 @@
-"""Conformance of the model against the real MCP Python SDK, and a strict guard for it.
+"""Conformance of the model against the real MCP Python SDK, plain and behind the strict guard
+(StrictResumptionGuard, from the top-level package `mcp_resume_guard`).
 
 Needs the optional extra `conformance` (`pip install -e '.[conformance]'`: the PyPI `mcp`
 package, uvicorn, httpx) and, for the load-balanced cases, nginx on PATH. `cases`, `predict`,
@@ -7,8 +8,6 @@ import `mcp` load only when a harness run starts, and `python -m simulations con
 what is missing first.
 
   event_store.py   a bounded in-memory EventStore with the SDK example store's semantics
-  guard.py         StrictResumptionGuard: the ASGI middleware enforcing `strict`
-  guard_store.py   its tagged ids, per-session streams and EventStore (standalone or wrapping)
   server.py        the server process the harness starts (one per instance)
   processes.py     starting and stopping server and nginx processes (by pid, bounded waits)
   nginx.py         the generated nginx config (round-robin, or sticky on Mcp-Session-Id)

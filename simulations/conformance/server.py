@@ -21,8 +21,9 @@ from typing import Dict, Set
 import anyio
 from mcp.server.mcpserver import Context, MCPServer
 
+from mcp_resume_guard import StrictResumptionGuard
+
 from .event_store import BoundedEventStore
-from .guard import StrictResumptionGuard
 from .probe import RELEASE_PREFIX, STORED_PREFIX
 
 HOLD_LIMIT = 20.0

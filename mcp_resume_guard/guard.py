@@ -9,7 +9,7 @@ guard's event store:
 
 What it adds to the SDK:
 - event ids that encode the session, the process incarnation (generation), the stream and a
-  sequence number (guard_store.py), and streams that are never shared between sessions, also
+  sequence number (store.py), and streams that are never shared between sessions, also
   when the guard wraps the deployment's own store;
 - a check of every resumption (GET + Last-Event-ID) before the SDK sees it: liveness, provenance,
   generation, reachability, in that order. The decision is `model.policies.strict` itself, run on
@@ -40,15 +40,7 @@ from model.view import (
     ServerView,
 )
 
-from .guard_store import (
-    CURRENT,
-    Binding,
-    GuardedEventStore,
-    SessionBook,
-    Slot,
-    StreamRecord,
-    TaggedId,
-)
+from .store import CURRENT, Binding, GuardedEventStore, SessionBook, Slot, StreamRecord, TaggedId
 
 SESSION_HEADER = b"mcp-session-id"
 LAST_EVENT_ID_HEADER = b"last-event-id"

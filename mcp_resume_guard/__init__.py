@@ -1,0 +1,23 @@
+"""mcp_resume_guard: StrictResumptionGuard, the model's `strict` resumption policy enforced in
+front of an MCP Python SDK server (streamable HTTP).
+
+Every resumption (GET + Last-Event-ID) is decided by `model.policies.strict` before the SDK sees
+it, on what this process knows of its sessions, so the guard and the model cannot drift.
+
+Depends on the `model` package of this repository and the PyPI `mcp` package, nothing else (no
+SimPy, numpy, nginx or uvicorn; any ASGI server serves it). Install with
+`pip install -e '.[guard]'`, then:
+
+    from mcp_resume_guard import StrictResumptionGuard
+
+    guard = StrictResumptionGuard(capacity=256)     # or inner_store=your_event_store
+    app = guard.wrap(server.streamable_http_app(event_store=guard.event_store))
+
+  guard.py   StrictResumptionGuard: the ASGI middleware and its decisions
+  store.py   tagged ids, per-session streams and the EventStore the SDK is given (standalone,
+             or wrapping the deployment's own store)
+"""
+from .guard import INVALID_REQUEST, StrictResumptionGuard
+from .store import GuardedEventStore, TaggedId
+
+__all__ = ["INVALID_REQUEST", "GuardedEventStore", "StrictResumptionGuard", "TaggedId"]
