@@ -7,7 +7,6 @@ import sys
 from pathlib import Path
 
 import pytest
-
 from conformance_support import REQUIRED
 
 ROOT = Path(__file__).resolve().parent.parent
