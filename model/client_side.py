@@ -50,11 +50,13 @@ def deliver(state: State, config: SystemConfig, c: int) -> Tuple[State, list]:
         applied = client.applied if first is not None else \
             tset(client.applied, truth.msg, (truth.token, truth.generation))
         client = client._replace(applied=applied, missed=client.missed | set(holes))
-    event = Applied(who, item.wire, owner, truth.msg, config.has_side_effect(truth.msg),
-                    truth.token, truth.generation, item.via,
-                    first[0] if first else None, first[1] if first else None,
-                    stream.admission, stream.client_gen, stream.serving_gen, stream.cursor_foreign,
-                    holes)
+    event = Applied(
+        client=who, wire=item.wire, owner=owner, msg=truth.msg,
+        side_effect=config.has_side_effect(truth.msg), token=truth.token,
+        generation=truth.generation, via=item.via,
+        first_token=first[0] if first else None, first_generation=first[1] if first else None,
+        admission=stream.admission, client_gen=stream.client_gen,
+        serving_gen=stream.serving_gen, cursor_foreign=stream.cursor_foreign, holes=holes)
     return _set(state, c, client), [event]
 
 

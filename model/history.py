@@ -11,6 +11,7 @@ from __future__ import annotations
 from typing import NamedTuple, Optional, Tuple
 
 from .protocol import WireId
+from .state import Via
 
 
 class Initialized(NamedTuple):
@@ -67,7 +68,7 @@ class Applied(NamedTuple):
     side_effect: bool          # a non-idempotent call result: applying it twice repeats
     token: int                 # session the event was emitted on
     generation: int            # generation it was emitted at
-    via: str                   # "live", "replay", "head" or "foreign"
+    via: Via                   # how it reached the client (model/state.py)
     first_token: Optional[int]  # session of the first application, if applied before
     first_generation: Optional[int]
     admission: str             # how the stream was opened (model.state.Stream.admission)

@@ -35,6 +35,7 @@ from .state import (
     SessionRecord,
     State,
     Stream,
+    Via,
     buffer_key,
     buffer_of,
     holder,
@@ -135,14 +136,14 @@ def _replayed(state: State, config: SystemConfig, instance: int, token: int,
         return ()
     buffer = buffer_of(state, config, instance, token)
     if effect in (Effect.FROM_HEAD, Effect.GAP):
-        via = "head" if effect is Effect.FROM_HEAD else "replay"
+        via: Via = "head" if effect is Effect.FROM_HEAD else "replay"
         return tuple(Item(e.wire, e.truth, via) for e in (buffer.entries if buffer else ()))
     found = lookup(state, config, instance, token, wire)
     if found is not None:
         # follow E into the stream that holds it: S's own, another session's (an id-keyed store)
         # or one that sessions share ("request_id"), which replays the others' events too
         key = buffer_key(config, found.truth.token)
-        other = "shared" if key == buffer_key(config, token) else "foreign"
+        other: Via = "shared" if key == buffer_key(config, token) else "foreign"
         source = tget(visible_buffers(state, config, instance), key)
         assert source is not None
         return tuple(Item(e.wire, e.truth, "replay" if e.truth.token == token else other)
@@ -254,13 +255,16 @@ def reconnect(state: State, config: SystemConfig, gate: Gate, c: int,
     else:
         client, after = _react(state, config, c, instance, decision)
     presented = state.clients[c].cursor
-    events.append(Decided(client.ident, instance, token, request.last_event_id, gate.name,
-                          decision.status, decision.code.value, decision.effect.value,
-                          decision.resume_from, view.registry_has_session, view.held_locally,
-                          live_elsewhere, recreated, len(items), decision.reason,
-                          view.cursor.position, presented is not None and
-                          presented.truth is not None and presented.truth.token != token,
-                          view.recreates))
+    foreign = presented is not None and presented.truth is not None and \
+        presented.truth.token != token
+    events.append(Decided(
+        client=client.ident, instance=instance, token=token, cursor=request.last_event_id,
+        gate=gate.name, status=decision.status, code=decision.code.value,
+        effect=decision.effect.value, resume_from=decision.resume_from,
+        registry_has_session=view.registry_has_session, held_locally=view.held_locally,
+        live_elsewhere=live_elsewhere, recreated=recreated, replayed=len(items),
+        reason=decision.reason, position=view.cursor.position, cursor_foreign=foreign,
+        recreates=view.recreates))
     events.extend(after)
     return state._replace(clients=replace_at(state.clients, c, client)), events
 

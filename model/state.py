@@ -8,12 +8,32 @@ mean the same thing are the same value.
 from __future__ import annotations
 
 from bisect import bisect_left
-from typing import Any, FrozenSet, NamedTuple, Optional, Tuple
+from typing import Any, FrozenSet, Literal, NamedTuple, Optional, Tuple, get_args
 
 from .config import SystemConfig
 from .protocol import WireId
 
 Pairs = Tuple[Tuple[Any, Any], ...]
+
+# The model's closed vocabularies. Literal types, not Enum classes: mypy checks every value the
+# model assigns or compares against them (the compile step runs it with --strict-equality), and
+# a value stays a plain string, so states hash, compare and serialize as before and the compiled
+# model pays nothing for the names.
+#: a client's phase: before its first initialize; owed a (re-)initialize; holding a session
+#: without a stream; with an open stream; given up (an SDK client raising); left (open systems)
+Phase = Literal["new", "needs_init", "idle", "open", "failed", "gone"]
+#: an instance's status: serving; draining before a rolling-restart stop; stopped or crashed
+Status = Literal["up", "draining", "down"]
+#: how a stream was opened: by an initialize request, or by a resumption (GET)
+StreamKind = Literal["init", "resume"]
+#: how an event reached a client: emitted live, replayed from its session's buffer, replayed
+#: from the head of the buffer, replayed from a stream sessions share (`request_id` keying) or
+#: from another session's stream
+Via = Literal["live", "replay", "head", "shared", "foreign"]
+PHASES: Tuple[str, ...] = get_args(Phase)
+STATUSES: Tuple[str, ...] = get_args(Status)
+STREAM_KINDS: Tuple[str, ...] = get_args(StreamKind)
+VIAS: Tuple[str, ...] = get_args(Via)
 
 
 def tget(pairs: Pairs, key: Any, default: Any = None) -> Any:
@@ -85,7 +105,7 @@ class LiveSession(NamedTuple):
 
 
 class Instance(NamedTuple):
-    status: str                  # "up", "draining" or "down"
+    status: Status
     incarnation: int             # bumped by every start
     sessions: Pairs = ()         # token -> LiveSession
     buffers: Pairs = ()          # token -> Buffer (buffer = "local")
@@ -97,7 +117,7 @@ class Stream(NamedTuple):
 
     instance: int
     token: int
-    kind: str                    # "init" (opened by initialize) or "resume"
+    kind: StreamKind
     client_gen: Optional[int]    # generation of the last event the client got on this session
     serving_gen: Optional[int]   # generation the instance serves the session at
     cursor_foreign: bool         # ground truth: the presented cursor came from another session
@@ -115,7 +135,7 @@ class Item(NamedTuple):
 
     wire: WireId
     truth: Truth
-    via: str                     # "live", "replay", "head" or "foreign"
+    via: Via
 
 
 class Cursor(NamedTuple):
@@ -124,7 +144,7 @@ class Cursor(NamedTuple):
 
 
 class Client(NamedTuple):
-    phase: str                   # "new", "needs_init", "idle", "open", "failed" or "gone"
+    phase: Phase
     token: Optional[int] = None
     cursor: Optional[Cursor] = None
     persisted: Optional[Tuple[Optional[int], Optional[Cursor]]] = None

@@ -223,24 +223,42 @@ def compact(state: State, config: SystemConfig, i, token: int) -> Tuple[State, l
     return state, [BufferCompacted(i, token, buffer.floor.wire)]
 
 
-_HANDLERS = {
-    Init: lambda s, c, g, a: initialize(s, c, a.client, a.instance),
-    Reconnect: lambda s, c, g, a: reconnect(s, c, g, a.client, a.instance),
-    Deliver: lambda s, c, g, a: deliver(s, c, a.client),
-    Emit: lambda s, c, g, a: emit(s, c, a.token),
-    Persist: lambda s, c, g, a: persist(s, c, a.client),
-    Disconnect: lambda s, c, g, a: close_stream(s, a.client, "network"),
-    IdleTimeout: lambda s, c, g, a: close_stream(s, a.client, "idle_timeout"),
-    ClientRestart: lambda s, c, g, a: client_restart(s, c, a.client),
-    ForeignCursor: lambda s, c, g, a: foreign_cursor(s, c, a.client, a.donor),
-    Drain: lambda s, c, g, a: drain(s, c, a.instance),
-    Stop: lambda s, c, g, a: stop(s, c, a.instance),
-    Start: lambda s, c, g, a: start(s, c, a.instance),
-    Evict: lambda s, c, g, a: evict(s, c, a.token),
-    Compact: lambda s, c, g, a: compact(s, c, a.instance, a.token),
-    Arrive: lambda s, c, g, a: arrive(s, c),
-    Depart: lambda s, c, g, a: depart(s, c, a.client),
-}
+def transition(state: State, config: SystemConfig, gate: Gate, action) -> Tuple[State, list]:
+    """The action's own changes and events, before stall marking (`apply` adds it)."""
+    match action:
+        case Deliver(client=c):
+            return deliver(state, config, c)
+        case Emit(token=token):
+            return emit(state, config, token)
+        case Reconnect(client=c, instance=i):
+            return reconnect(state, config, gate, c, i)
+        case Init(client=c, instance=i):
+            return initialize(state, config, c, i)
+        case Persist(client=c):
+            return persist(state, config, c)
+        case Disconnect(client=c):
+            return close_stream(state, c, "network")
+        case IdleTimeout(client=c):
+            return close_stream(state, c, "idle_timeout")
+        case ClientRestart(client=c):
+            return client_restart(state, config, c)
+        case ForeignCursor(client=c, donor=donor):
+            return foreign_cursor(state, config, c, donor)
+        case Drain(instance=i):
+            return drain(state, config, i)
+        case Stop(instance=i):
+            return stop(state, config, i)
+        case Start(instance=i):
+            return start(state, config, i)
+        case Evict(token=token):
+            return evict(state, config, token)
+        case Compact(instance=i, token=token):
+            return compact(state, config, i, token)
+        case Arrive():
+            return arrive(state, config)
+        case Depart(client=c):
+            return depart(state, config, c)
+    raise TypeError(f"not an action: {action!r}")
 
 
 def apply(state: State, action, config: SystemConfig,
@@ -249,12 +267,9 @@ def apply(state: State, action, config: SystemConfig,
     the action from `enabled_actions` already know it holds)."""
     if check and not is_enabled(state, config, action):
         raise ActionNotEnabled(f"{action!r} is not enabled in this state")
-    handler = _HANDLERS.get(type(action))
-    if handler is None:
-        raise TypeError(f"not an action: {action!r}")
     if type(gate) is not Gate:
         gate = resolve_gate(gate)
-    new_state, events = handler(state, config, gate, action)
+    new_state, events = transition(state, config, gate, action)
     new_state, stalls = mark_stalls(new_state, config,
                                     state if INCREMENTAL_STALL_MARKING else None)
     return Step(new_state, tuple(events) + tuple(stalls))

@@ -27,12 +27,16 @@ MODEL_DIR = Path(native.__file__).resolve().parent
 BUILD_DIR = MODEL_DIR / native.NATIVE_DIR
 
 # Run in the scratch directory by the child interpreter: setuptools' build_ext over mypycify.
+# mypy type-checks the model first, with --strict-equality: a comparison with a value outside a
+# vocabulary (model/state.py's Phase, Status, ...) is then a build error.
 _SETUP = """
 import json, sys
 from setuptools import setup
 from mypyc.build import mypycify
 paths, group = json.loads(sys.argv[1])
-setup(name="model-native", ext_modules=mypycify(paths, opt_level="3", separate=[(paths, group)]),
+setup(name="model-native",
+      ext_modules=mypycify(["--strict-equality"] + paths, opt_level="3",
+                           separate=[(paths, group)]),
       script_args=["build_ext", "--inplace"])
 """
 

@@ -10,11 +10,10 @@ from pathlib import Path
 from typing import Dict, List, Sequence
 
 from model import VIOLATIONS
-from model.event_ids import render
 from model.properties import LABELS, legend
 
-from .narrative import describe_action
 from .provenance import manifest, write_atomic, write_json
+from .render import describe_action, event_json, markdown
 from .script import ScenarioRun
 
 
@@ -26,21 +25,6 @@ def record(run: ScenarioRun) -> Dict[str, object]:
     return {"scenario": run.scenario.name, "policy": run.gate,
             "client_profile": run.client_profile, **{k: summary[k] for k in keep},
             "retrying_forever": bool(run.cut_short), "gate_error": run.gate_error or None}
-
-
-def _jsonable(value):
-    if isinstance(value, tuple) and hasattr(value, "_fields"):
-        return {f: _jsonable(getattr(value, f)) for f in value._fields}
-    if isinstance(value, (list, tuple)):
-        return [_jsonable(v) for v in value]
-    return value
-
-
-def event_json(event) -> Dict[str, object]:
-    """A history event as JSON: its type and fields, wire ids rendered (e3, S1.g1.2, u0001)."""
-    fields = {k: (render(v) if k in ("wire", "cursor", "resume_from", "dropped")
-                  else _jsonable(v)) for k, v in event._asdict().items()}
-    return {"type": type(event).__name__, **fields}
 
 
 def trace(run: ScenarioRun) -> List[Dict[str, object]]:
@@ -66,15 +50,9 @@ def matrix_table(runs: Sequence[ScenarioRun]) -> str:
     scenarios = list(dict.fromkeys(run.scenario.name for run in runs))
     policies = list(dict.fromkeys(run.gate for run in runs))
     cells = {(run.scenario.name, run.gate): cell(run) for run in runs}
-    first = max(len("scenario"), *(len(s) for s in scenarios))
-    widths = [max(len(p), *(len(cells.get((s, p), "")) for s in scenarios)) for p in policies]
-    lines = ["| " + "scenario".ljust(first) + " | "
-             + " | ".join(p.ljust(w) for p, w in zip(policies, widths)) + " |",
-             "|" + "-" * (first + 2) + "|" + "|".join("-" * (w + 2) for w in widths) + "|"]
-    for s in scenarios:
-        lines.append("| " + s.ljust(first) + " | " + " | ".join(
-            cells.get((s, p), "").ljust(w) for p, w in zip(policies, widths)) + " |")
-    return "\n".join(lines) + f"\n\n{legend(VIOLATIONS)}; - = no violation"
+    rows = [[s] + [cells.get((s, p), "") for p in policies] for s in scenarios]
+    table = markdown(("", ["scenario"] + policies, rows), with_title=False, aligned=True)
+    return table + f"\n\n{legend(VIOLATIONS)}; - = no violation"
 
 
 def write_results(runs: Sequence[ScenarioRun], out: Path, command: str) -> None:

@@ -33,11 +33,7 @@ from model.lb import route_choices
 from model.policies import Gate, GateFunction
 from model.resume import stream_is_dead
 
-#: The MCP SDK clients: no re-initialization on 404/409 (they raise), no dedupe.
-SDK_CLIENT = {"on_404": "fail", "on_409": "fail", "client_dedupe": False}
-#: A client that follows the spec: re-initialize on 404 and 409.
-SPEC_CLIENT = {"on_404": "reinit", "on_409": "reinit"}
-CLIENT_PROFILES = ("auto", "spec", "sdk", "config")
+from .clients import resolve_client, with_client
 
 
 class Route(NamedTuple):
@@ -94,18 +90,12 @@ class ScenarioRun:
     gate_error: str = ""           # the gate raised or returned garbage: the run stopped there
 
 
-def client_config(config: SystemConfig, gate: Gate, profile: str) -> Tuple[SystemConfig, str]:
-    """The scenario's config with the client profile applied. "auto" pairs the `sdk` policy with
-    the SDK client and every other gate with a spec client; "config" keeps the config as is."""
-    if profile not in CLIENT_PROFILES:
-        raise ValueError(f"unknown client profile {profile!r}; valid: {', '.join(CLIENT_PROFILES)}")
-    if profile == "auto":
-        profile = "sdk" if gate.name == "sdk" else "spec"
-    if profile == "sdk":
-        return config.replace(**SDK_CLIENT), profile
-    if profile == "spec":
-        return config.replace(**SPEC_CLIENT), profile
-    return config, profile
+def client_config(config: SystemConfig, gate: Gate, choice: str) -> Tuple[SystemConfig, str]:
+    """The scenario's config with the client `choice` applied (simulations/clients.py: `auto`
+    pairs the `sdk` policy with the SDK client and every other gate with a spec client;
+    `config` keeps the scenario's reactions), and the profile that ran."""
+    profile = resolve_client(choice, gate.name)
+    return with_client(config, profile), profile
 
 
 def resolve_route(state: State, config: SystemConfig, step: Route):

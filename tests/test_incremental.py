@@ -20,7 +20,7 @@ from hypothesis import strategies as st
 
 from model import Drain, apply, enabled_actions, initial_state, resolve_gate
 from model.symmetry import Canonicalizer, parts_of, rename
-from model.transitions import _HANDLERS, mark_stalls
+from model.transitions import mark_stalls, transition
 from simulations.explore.scope import BUDGETED, Scope, default_system
 from simulations.explore.search import explore
 
@@ -146,6 +146,6 @@ def test_stall_marking_after_a_transition_is_the_full_scan(system, policy, choic
         if not actions:
             break
         action = actions[choice % len(actions)]
-        after, _ = _HANDLERS[type(action)](state, system, gate, action)
+        after, _ = transition(state, system, gate, action)
         assert mark_stalls(after, system, state) == mark_stalls(after, system)
         state = apply(state, action, system, gate, check=False).state

@@ -76,7 +76,7 @@ def test_the_foreign_cursor_narrative_says_which_keying_gives_which_violation():
                                       "shared_store_local_buffer"])
 def test_sdk_404s_a_session_the_process_does_not_hold_and_its_client_does_not_reinit(scenario):
     run = run_script(SCENARIOS[scenario], "sdk")
-    assert run.client_profile == "sdk"
+    assert run.client_profile == "sdk-python"
     assert run.report.decisions == {"session_not_found": 1}
     assert run.report.reinits == 0 and run.report.failed_clients == 1
     assert run.report.violated() == {}

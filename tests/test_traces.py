@@ -9,7 +9,7 @@ from model import history as h
 from model.view import ABOVE_HWM, AT_FLOOR, IN_BUFFER, IN_RANGE
 from simulations.explore.diagram import step_labels
 from simulations.explore.scope import default_system
-from simulations.narrative import describe_event
+from simulations.render import describe_event
 
 SYSTEMS = [default_system(),
            default_system().replace(buffer="local", buffer_keying="session",

@@ -10,7 +10,7 @@ from process_support import kill_after_files
 
 from model import POLICIES, apply, findings_of, initial_state
 from simulations.cli import main
-from simulations.narrative import parse_action
+from simulations.render import parse_action
 from simulations.verify.matrix import JUDGED, failing, witnesses
 from simulations.verify.space import cell_scope, load
 
@@ -147,7 +147,7 @@ def test_a_bad_space_is_one_line_exit_2_and_nothing_written(tmp_path, capsys, te
 
 @pytest.mark.parametrize("args, message", [
     (["--policy", "nope"], "unknown policy 'nope'"),
-    (["--policy", ""], "an empty policy name"),
+    (["--policy", ""], "names no policy"),
     (["--gate", "no.such:gate"], "cannot import"),
     (["--gate", "simulations.scenarios:SCENARIOS"], "not a callable"),
     (["--space", "/nonexistent.toml"], "no such space file"),

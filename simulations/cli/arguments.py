@@ -31,7 +31,7 @@ def parse_policies(text: Optional[str], option: str = "--policy",
         return None
     names = [name.strip() for name in text.split(",")]
     if not any(names):
-        raise UsageError(f"{option}: names no policy")
+        raise UsageError(f"{option} {text!r}: names no policy")
     if not all(names):
         raise UsageError(f"{option} {text!r}: an empty policy name")
     for name in names:

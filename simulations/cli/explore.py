@@ -7,6 +7,7 @@ from pathlib import Path
 
 from model import POLICIES, ConfigError, SystemConfig
 
+from ..clients import AUTO, CONFIG, PROFILES, resolve_client, unknown_client, with_client
 from ..des.config import apply_overrides
 from ..explore.diagram import sequence_diagram
 from ..explore.graph import write_graphml
@@ -48,6 +49,11 @@ def add_parser(verbs) -> None:
     p.add_argument("--set", action="append", default=[], metavar="system.KEY=VALUE",
                    help="change the deployment, e.g. system.lb=sticky")
     p.add_argument("--dedupe", action="store_true", help="clients dedupe by event id")
+    p.add_argument("--client", default=CONFIG, metavar="PROFILE",
+                   help=f"the clients: {CONFIG} (default: the scope's on_404/on_409, a spec "
+                        f"client unless --set changes them), {AUTO} (as the verification "
+                        "matrix: the MCP Python SDK client for the sdk policy, a spec client "
+                        f"otherwise) or a profile ({', '.join(PROFILES)})")
     p.add_argument("--no-symmetry", action="store_true", help="turn symmetry reduction off")
     p.add_argument("--max-states", type=int, metavar="N", help="stop after N distinct states")
     p.add_argument("--graphml", type=Path, metavar="PATH",
@@ -69,10 +75,15 @@ def build_scope(args: argparse.Namespace) -> Scope:
             raise ConfigError(item.partition("=")[0], "explore --set takes system.KEY=VALUE")
     system.update(apply_overrides({"system": {}}, args.set)["system"])
     budgets = {name: getattr(args, name) for name in BUDGET_NAMES}
-    return Scope(system=SystemConfig.from_mapping(system), **budgets)
+    gate = args.gate or args.policy or "strict"
+    deployment = with_client(SystemConfig.from_mapping(system), resolve_client(args.client, gate))
+    return Scope(system=deployment, **budgets)
 
 
 def run(args: argparse.Namespace) -> int:
+    problem = unknown_client(args.client)
+    if problem is not None:
+        raise UsageError(f"--client: {problem}")
     try:
         scope = build_scope(args)
     except ConfigError as exc:

@@ -7,11 +7,12 @@ from pathlib import Path
 
 from model import POLICIES
 
+from ..clients import PROFILES, unknown_client
 from ..incidents import matrix_table, record, trace, write_results
 from ..inputs import check_folder_out
-from ..narrative import narrate
+from ..render import narrate
 from ..scenarios import SCENARIOS
-from ..script import CLIENT_PROFILES, run_script
+from ..script import run_script
 from .arguments import checked, parse_policies, user_gate
 from .errors import UsageError
 
@@ -30,8 +31,9 @@ def add_parser(verbs) -> None:
     p.add_argument("--gate", metavar="MODULE:FUNCTION",
                    help="your own gate (a callable (request, view) -> Decision)")
     p.add_argument("--client", default="auto", metavar="PROFILE",
-                   help="client reaction: auto (the SDK client for the sdk policy, a spec client "
-                        "otherwise), spec, sdk, or config (as the scenario sets it)")
+                   help="the client: auto (the MCP Python SDK client for the sdk policy, a "
+                        f"spec client otherwise), a profile ({', '.join(PROFILES)}) or config "
+                        "(the scenario's own reactions)")
     p.add_argument("--json", action="store_true", help="machine-readable output (JSON lines)")
     p.add_argument("--out", type=Path, metavar="DIR",
                    help="with --all: also write matrix.jsonl, matrix.txt and manifest.json")
@@ -54,9 +56,9 @@ def run(args: argparse.Namespace) -> int:
         for s in SCENARIOS.values():
             print(f"{s.name:32s} {s.title} ({s.source})")
         return 0
-    if args.client not in CLIENT_PROFILES:
-        raise UsageError(f"unknown client profile {args.client!r}; "
-                         f"valid: {', '.join(CLIENT_PROFILES)}")
+    problem = unknown_client(args.client)
+    if problem is not None:
+        raise UsageError(f"--client: {problem}")
     if args.all == bool(args.name):
         raise UsageError("give a scenario NAME or --all (valid names: "
                          f"{', '.join(SCENARIOS)})")

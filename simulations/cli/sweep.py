@@ -9,6 +9,7 @@ from model import ConfigError
 
 from .. import figures
 from ..inputs import add_precision_arguments, check_out, check_precision
+from ..render import text
 from ..sweep import spec as sweep_spec
 from ..sweep.execute import check_scheduler, des_code, plan, run_sweep
 from ..sweep.precision import unmet
@@ -46,10 +47,10 @@ def _summary(spec, frame) -> str:
              figures.deployment_line({"base_config": base.as_dict(),
                                       "config": {"grid": dict(spec.grid)}}),
              "clients: " + ", ".join(f"{row} -> {client}"
-                                     for row, client in base.row_profiles().items()),
-             f"share of sessions with a duplicate / a stall (mean over replications), by "
+                                     for row, client in base.row_profiles().items())]
+    title = (f"share of sessions with a duplicate / a stall (mean over replications), by "
              f"{spec.grid[0][0]}" + (f", the highest over {', '.join(o[6:] for o in others)}"
-                                     if others else "") + ":"]
+                                     if others else ""))
     frame = frame.assign(
         dup=frame["sessions_affected.duplicate_delivery"] / frame["sessions"],
         stall=frame["sessions_affected.stall"] / frame["sessions"])
@@ -57,11 +58,9 @@ def _summary(spec, frame) -> str:
     worst = means.groupby(level=[0, 1]).max()
     dup, stall = worst["dup"], worst["stall"]
     values = sorted(frame[key].unique(), key=lambda v: (str(type(v)), v))
-    lines.append("  " + "policy".ljust(12) + "".join(f"{str(v):>16}" for v in values))
-    for policy in spec.policies:
-        cells = [f"{100 * dup[(policy, v)]:6.1f}% /{100 * stall[(policy, v)]:5.1f}%"
-                 for v in values]
-        lines.append("  " + policy.ljust(12) + "".join(f"{c:>16}" for c in cells))
+    table_rows = [[policy] + [f"{100 * dup[(policy, v)]:.1f}% / {100 * stall[(policy, v)]:.1f}%"
+                        for v in values] for policy in spec.policies]
+    lines.append(text((title, ["policy"] + [str(v) for v in values], table_rows)))
     return "\n".join(lines)
 
 

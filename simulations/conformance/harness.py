@@ -15,6 +15,7 @@ from importlib import metadata
 from pathlib import Path
 from typing import Callable, Dict, Iterable, List, NamedTuple, Optional
 
+from ..render import markdown
 from .cases import CASES, Case
 from .outcome import Outcome
 from .predict import DEPLOYMENTS, predict
@@ -139,12 +140,11 @@ def describe(outcome: Optional[Outcome]) -> str:
 
 def table(rows: List[Row]) -> str:
     """The model-vs-reality table as Markdown."""
-    lines = ["| case | server | driver / topology | model predicts | real system did | agree |",
-             "|---|---|---|---|---|---|"]
-    for r in rows:
-        lines.append(f"| {r.case} | {r.server} | {r.driver} / {r.topology} "
-                     f"| {describe(r.model)} | {describe(r.real)} | {'yes' if r.agree else 'NO'} |")
-    return "\n".join(lines)
+    header = ["case", "server", "driver / topology", "model predicts", "real system did", "agree"]
+    return markdown(("", header, [[r.case, r.server, f"{r.driver} / {r.topology}",
+                                   describe(r.model), describe(r.real),
+                                   "yes" if r.agree else "NO"] for r in rows]),
+                    with_title=False)
 
 
 def details(rows: List[Row]) -> str:

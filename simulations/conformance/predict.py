@@ -26,9 +26,9 @@ DEPLOYMENTS = {
 
 def model_run(case, server: str) -> ScenarioRun:
     """The case's scenario under the policy that models `server` ("sdk" or "guard"), with the
-    MCP SDK client (it raises on 404/409 and does not re-initialize; no dedupe)."""
+    MCP Python SDK client (it raises on 404/409 and does not re-initialize; no dedupe)."""
     policy, overrides = DEPLOYMENTS[server]
-    return run_script(case.scenario, policy, client_profile="sdk", overrides=overrides)
+    return run_script(case.scenario, policy, client_profile="sdk-python", overrides=overrides)
 
 
 def first_resumption(run: ScenarioRun) -> Tuple[Optional[Decided], List]:

@@ -13,46 +13,8 @@ from typing import Any, Dict, Mapping, Optional, Sequence, Tuple
 
 from model import POLICIES, ConfigError, SystemConfig, unknown_policy
 
+from ..clients import NATURAL_CLIENT, PROFILES, ClientProfile, unknown_client
 from ..inputs import read_toml
-
-
-@dataclass(frozen=True)
-class ReconnectProfile:
-    """How a client reconnects after its stream closes, and how it reacts to 404/409.
-
-    initial, growth, max_delay  backoff: initial * growth**attempt, at most max_delay (seconds)
-    max_retries                 consecutive reconnects without data before it gives up
-    reset_on_clean_close        a stream the server closes cleanly resets the retry counter
-    on_404, on_409              "reinit" (the spec) or "fail" (the SDK clients raise)
-    """
-
-    initial: float
-    growth: float
-    max_delay: float
-    max_retries: int
-    reset_on_clean_close: bool
-    on_404: str
-    on_409: str
-
-    def delay(self, attempt: int) -> float:
-        return min(self.initial * self.growth ** attempt, self.max_delay)
-
-
-PROFILES: Dict[str, ReconnectProfile] = {
-    # MCP Python SDK client: 1 s (or the server's retry), 2 attempts, counter reset on every
-    # clean close; raises on 404 and does not re-initialize.
-    "sdk-python": ReconnectProfile(1.0, 1.0, 1.0, 2, True, "fail", "fail"),
-    # MCP TypeScript SDK client: 1 s x1.5 up to 30 s, 2 retries; throws on 404.
-    "sdk-typescript": ReconnectProfile(1.0, 1.5, 30.0, 2, False, "fail", "fail"),
-    # A client that follows the spec: re-initialize on 404/409, same backoff as the TS SDK but
-    # more patient.
-    "spec": ReconnectProfile(1.0, 1.5, 30.0, 5, True, "reinit", "reinit"),
-}
-
-
-# The client a policy row runs with unless the row names one: `sdk` is the MCP SDK's server
-# behaviour, deployed with the SDK's own client (gives up on 404, counter reset on a clean close).
-NATURAL_CLIENT: Dict[str, str] = {"sdk": "sdk-python"}
 
 
 def parse_row(row: str) -> Tuple[str, Optional[str]]:
@@ -62,9 +24,9 @@ def parse_row(row: str) -> Tuple[str, Optional[str]]:
     problem = unknown_policy(policy)
     if problem is not None:
         raise ConfigError("run.policies", f"{problem} (row {row!r}: POLICY or POLICY+PROFILE)")
-    if plus and profile not in PROFILES:
-        raise ConfigError("run.policies", f"unknown client profile {profile!r} in {row!r}; "
-                                          f"valid: {', '.join(PROFILES)}")
+    problem = unknown_client(profile, tuple(PROFILES)) if plus else None
+    if problem is not None:
+        raise ConfigError("run.policies", f"{problem} (row {row!r})")
     return policy, (profile if plus else None)
 
 
@@ -120,9 +82,11 @@ class DesConfig:
             if value < 0 or (f.name in _POSITIVE and value == 0):
                 raise ConfigError(key, f"must be {'> 0' if f.name in _POSITIVE else '>= 0'}, "
                                        f"got {value}")
-        if self.client_profile not in PROFILES:
-            raise ConfigError("client.profile", f"must be one of {', '.join(PROFILES)}; "
-                                                f"got {self.client_profile!r}")
+        problem = unknown_client(self.client_profile, tuple(PROFILES)) \
+            if isinstance(self.client_profile, str) else \
+            f"a client profile name, got {self.client_profile!r}"
+        if problem is not None:
+            raise ConfigError("client.profile", problem)
         if not self.policies:
             raise ConfigError("run.policies", "needs at least one policy")
         for name in self.policies:
@@ -144,13 +108,12 @@ class DesConfig:
         policy, profile = parse_row(row)
         return profile or NATURAL_CLIENT.get(policy, self.client_profile)
 
-    def profile(self, row: str) -> ReconnectProfile:
+    def profile(self, row: str) -> ClientProfile:
         return PROFILES[self.profile_name(row)]
 
     def model_config(self, row: str) -> SystemConfig:
         """The model's config with the row's client reactions to 404/409."""
-        profile = self.profile(row)
-        return self.system.replace(on_404=profile.on_404, on_409=profile.on_409)
+        return self.profile(row).applied_to(self.system)
 
     def row_profiles(self) -> Dict[str, str]:
         return {row: self.profile_name(row) for row in self.policies}

@@ -9,6 +9,7 @@ from typing import Dict, List, Tuple
 
 from model import SystemConfig
 
+from ..render import markdown
 from .config import DEFAULT_CONFIG, EXPLORER_ONLY, Timing, read_toml
 
 _LINE = re.compile(r"^(\w+)\s*=\s*(.*?)\s*(?:#\s*(.*))?$")
@@ -48,10 +49,10 @@ def keys() -> List[Tuple[str, str]]:
 def reference_markdown() -> str:
     """| key | default | meaning |, one row per key."""
     defaults, notes = read_toml(DEFAULT_CONFIG), comments()
-    rows = ["| key | default | meaning |", "|---|---|---|"]
+    rows = []
     for section, key in keys():
         value = defaults[section][key]
         shown = ", ".join(value) if isinstance(value, list) else \
             str(value).lower() if isinstance(value, bool) else str(value)
-        rows.append(f"| `{section}.{key}` | `{shown}` | {notes[(section, key)]} |")
-    return "\n".join(rows)
+        rows.append([f"`{section}.{key}`", f"`{shown}`", notes[(section, key)]])
+    return markdown(("", ["key", "default", "meaning"], rows), with_title=False)

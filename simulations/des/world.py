@@ -33,7 +33,8 @@ from model.lb import route_choices
 from model.monitor import duration_bin, empty_histogram
 from model.policies import Gate
 
-from .config import PROFILES, DesConfig
+from ..clients import PROFILES
+from .config import DesConfig
 
 STREAM_KINDS = ("arrivals", "work", "drop", "restart", "crash", "lb")
 

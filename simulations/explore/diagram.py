@@ -12,7 +12,7 @@ from model import findings_of
 from model import history as h
 from model.event_ids import render
 
-from ..narrative import describe_action
+from ..render import describe_action
 from .scope import Scope
 from .trace import replay
 

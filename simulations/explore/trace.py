@@ -11,8 +11,7 @@ from typing import Dict, List, Tuple, Union
 from model import apply, findings_of, initial_state, is_enabled, resolve_gate
 from model.policies import Gate, GateFunction
 
-from ..incidents import event_json
-from ..narrative import describe_action, describe_event
+from ..render import describe_action, describe_event, event_json
 from .scope import Scope
 
 

@@ -15,11 +15,11 @@ from model import POLICIES, SystemConfig
 from ..explore.scope import Scope
 from ..explore.search import explore
 from ..gates import load_gate
-from ..narrative import describe_action
 from ..provenance import sources_hash
+from ..render.narrative import describe_action
 
 RESULT_SOURCES = ("model", "simulations/explore", "simulations/verify/cell.py",
-                  "simulations/narrative.py", "simulations/gates.py")
+                  "simulations/render/narrative.py", "simulations/gates.py")
 ROOT = Path(__file__).resolve().parent.parent.parent
 
 

@@ -10,18 +10,17 @@ from typing import Dict, List, Sequence
 
 from model.properties import BY_NAME, LIVENESS, PROPERTIES, SAFETY
 
+from ..render import markdown
 from .exceptions import EXCEPTIONS
 from .matrix import JUDGED, failing, unknown
 
 
 def properties_markdown() -> str:
     """Every safety and liveness property of the registry: label, name, judged, counted when."""
-    rows = ["| label | property | kind | judged | counted when |", "|---|---|---|---|---|"]
-    for p in PROPERTIES:
-        if p.kind in (SAFETY, LIVENESS):
-            rows.append(f"| {p.label} | `{p.name}` | {p.kind} | {'yes' if p.judged else 'no'} "
-                        f"| {p.summary} |")
-    return "\n".join(rows)
+    rows = [[p.label, f"`{p.name}`", p.kind, "yes" if p.judged else "no", p.summary]
+            for p in PROPERTIES if p.kind in (SAFETY, LIVENESS)]
+    return markdown(("", ["label", "property", "kind", "judged", "counted when"], rows),
+                    with_title=False)
 
 
 def _excused_names(cell: dict) -> List[str]:
@@ -36,8 +35,9 @@ def summary_markdown(cells: Sequence[dict], timings: dict) -> str:
     """Per gate, in how many deployments every judged property holds (complete search), holds
     but for named exceptions, fails, or is unknown; then one sentence per gate."""
     gates = list(dict.fromkeys(c["policy"] for c in cells))
-    rows = ["| gate | deployments | all hold | hold but for a named exception | fail | "
-            "unknown | failing deployments by property |", "|---|---|---|---|---|---|---|"]
+    header = ["gate", "deployments", "all hold", "hold but for a named exception", "fail",
+              "unknown", "failing deployments by property"]
+    rows: List[List[str]] = []
     lines: List[str] = []
     for gate in gates:
         mine = [c for c in cells if c["policy"] == gate]
@@ -47,8 +47,8 @@ def summary_markdown(cells: Sequence[dict], timings: dict) -> str:
         clean = len(mine) - len(fails) - len(unsure) - len(excused)
         by_prop = Counter(n for c in fails for n in failing(c))
         text = ", ".join(f"{BY_NAME[n].label} {by_prop[n]}" for n in JUDGED if by_prop[n]) or "-"
-        rows.append(f"| `{gate}` | {len(mine)} | {clean} | {len(excused)} | {len(fails)} | "
-                    f"{len(unsure)} | {text} |")
+        rows.append([f"`{gate}`", str(len(mine)), str(clean), str(len(excused)),
+                     str(len(fails)), str(len(unsure)), text])
         if gate == "strict":
             by_exception: Dict[str, int] = Counter(n for c in excused
                                                    for n in _excused_names(c))
@@ -71,7 +71,8 @@ def summary_markdown(cells: Sequence[dict], timings: dict) -> str:
             f"exploration in all (about {cpu / 60 / workers:,.0f} min "
             f"on {workers} workers; named exceptions: "
             f"{', '.join(sorted(known))}).")
-    return "\n".join([head, ""] + rows + [""] + lines)
+    table = markdown(("", header, rows), with_title=False)
+    return "\n".join([head, "", table, ""] + lines)
 
 
 def fill(text: str, block: str, content: str) -> str:

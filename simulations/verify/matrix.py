@@ -16,6 +16,7 @@ from model import BUILD as model_build
 from model.properties import BY_NAME, LIVENESS, SOMETIMES_CHECKS, VERDICT_PROPERTIES
 
 from ..provenance import manifest, write_atomic, write_json
+from ..render import markdown
 from .exceptions import EXCEPTIONS, excused_by
 from .space import SYSTEM_KEYS, Space
 
@@ -98,10 +99,7 @@ def _cell_text(record: dict) -> str:
 
 
 def _table(header: List[str], rows: List[List[str]]) -> List[str]:
-    widths = [max(len(str(x)) for x in col) for col in zip(header, *rows)]
-    line = lambda cells: "| " + " | ".join(str(c).ljust(w) for c, w in zip(cells, widths)) + " |"  # noqa: E731
-    return [line(header), "|" + "|".join("-" * (w + 2) for w in widths) + "|"] + \
-        [line(r) for r in rows]
+    return markdown(("", header, rows), with_title=False, aligned=True).split("\n")
 
 
 def _trace_text(actions: List[str]) -> str:

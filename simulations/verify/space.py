@@ -3,8 +3,9 @@
     title = "..."
     policies = ["naive", "strict"]          # default: all six built-in policies
     gates = ["mygates:my_gate"]             # optional: your own gates, MODULE:FUNCTION
-    client = "auto"                         # "auto" (the sdk policy with the MCP SDK client,
-                                            # every other gate with a spec client), "spec", "sdk"
+    client = "auto"                         # "auto" (the sdk policy with the MCP Python SDK
+                                            # client, every other gate with a spec client) or
+                                            # a profile: "spec", "sdk-python", "sdk-typescript"
     max_states = 400000                     # per cell; a cell that hits it is "unknown"
 
     [deployment]                            # the base every block starts from: any
@@ -38,19 +39,19 @@ from typing import Any, Dict, List, Optional, Tuple
 
 from model import POLICIES, ConfigError, SystemConfig, unknown_policy
 
+from ..clients import CHOICES, CONFIG, DEFAULT_PROFILE, resolve_client, unknown_client, with_client
 from ..explore.scope import BUDGET_NAMES, Scope
 from ..inputs import read_toml
 
 _TOP = ("title", "policies", "gates", "client", "max_states", "deployment", "scope", "blocks")
 _BLOCK = ("name", "axes", "scope")
-CLIENTS = ("auto", "spec", "sdk")
+#: a space's `client`: a profile, or `auto` (no `config`: a deployment never sets reactions)
+CLIENTS = tuple(c for c in CHOICES if c != CONFIG)
 #: the client's reactions are set by `client`, never an axis
 CLIENT_KEYS = ("on_404", "on_409")
 SYSTEM_KEYS = tuple(f.name for f in fields(SystemConfig) if f.name not in CLIENT_KEYS)
 #: the work, set in [scope] (or an axis) beside the budgets
 WORK_KEYS = ("clients", "messages_per_session", "messages_per_call", "side_effect_every")
-SDK_CLIENT = {"on_404": "fail", "on_409": "fail"}
-SPEC_CLIENT = {"on_404": "reinit", "on_409": "reinit"}
 
 
 @dataclass(frozen=True)
@@ -86,16 +87,14 @@ class Space:
 
 
 def client_profile(gate: str, client: str) -> str:
-    """The client a gate is explored with: "sdk" or "spec"."""
-    if client == "auto":
-        return "sdk" if gate == "sdk" else "spec"
-    return client
+    """The client profile a gate is explored with (simulations/clients.py)."""
+    return resolve_client(client, gate)
 
 
 def cell_scope(deployment: Deployment, gate: str, client: str) -> Scope:
     """The explorer's scope for one (gate, deployment) cell."""
-    reactions = SDK_CLIENT if client_profile(gate, client) == "sdk" else SPEC_CLIENT
-    return Scope(system=deployment.system.replace(**reactions), **dict(deployment.budgets))
+    system = with_client(deployment.system, client_profile(gate, client))
+    return Scope(system=system, **dict(deployment.budgets))
 
 
 def _int(value: Any, key: str, low: int) -> int:
@@ -137,8 +136,10 @@ def parse(data: Dict[str, Any], path: Optional[Path] = None,
     if not gates:
         raise ConfigError("policies", "the space names no policy or gate to verify")
     client = data.get("client", "auto")
-    if client not in CLIENTS:
-        raise ConfigError("client", f"must be one of {', '.join(CLIENTS)}; got {client!r}")
+    problem = unknown_client(client, CLIENTS) if isinstance(client, str) else \
+        f"a client profile name, got {client!r}"
+    if problem is not None:
+        raise ConfigError("client", problem)
     max_states = _int(data.get("max_states", 400_000), "max_states", 1)
     base = _scope_table(data.get("scope", {}), "scope")
     fixed = data.get("deployment", {})
@@ -182,7 +183,8 @@ def parse(data: Dict[str, Any], path: Optional[Path] = None,
         for combo in itertools.product(*grid.values()):
             values = dict(zip(grid.keys(), combo))
             try:
-                system = SystemConfig.from_mapping({**fixed, **work, **values, **SPEC_CLIENT})
+                system = with_client(SystemConfig.from_mapping({**fixed, **work, **values}),
+                                     DEFAULT_PROFILE)
             except ConfigError as exc:
                 point = ", ".join(f"{k}={v!r}" for k, v in values.items())
                 raise ConfigError(f"{where}.axes.{exc.key}",

@@ -12,7 +12,7 @@ from model import PropertyMonitor
 from model import history as h
 from model.event_ids import render as wid
 
-from .script import ScenarioRun
+from ..script import ScenarioRun
 
 
 def _msg(owner: int, msg: int, result: bool) -> str:

@@ -91,11 +91,20 @@ def text(table: Table) -> str:
     return "\n".join(lines)
 
 
-def markdown(table: Table, with_title: bool = True) -> str:
+def markdown(table: Table, with_title: bool = True, aligned: bool = False) -> str:
+    """A Markdown table (its title above, unless `with_title` is False); `aligned` pads every
+    column to its widest cell, so the source reads as a table too (files people open as text)."""
     title, header, rows = table
     lines = ([title + ":", ""] if with_title else [])
-    lines += ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
-    lines += ["| " + " | ".join(r) + " |" for r in rows]
+    if aligned:
+        widths = [max(len(str(x)) for x in col) for col in zip(header, *rows)]
+        line = lambda cells: "| " + " | ".join(  # noqa: E731
+            str(c).ljust(w) for c, w in zip(cells, widths)) + " |"
+        lines += [line(header), "|" + "|".join("-" * (w + 2) for w in widths) + "|"]
+        lines += [line(r) for r in rows]
+    else:
+        lines += ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+        lines += ["| " + " | ".join(r) + " |" for r in rows]
     return "\n".join(lines)
 
 
