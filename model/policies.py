@@ -89,8 +89,9 @@ def generation(request: ResumeRequest, view: ServerView) -> Decision:
 
 
 def provenance(request: ResumeRequest, view: ServerView) -> Decision:
-    """Document 002's gate: liveness, provenance, then a gap signal (200 + leading gap event);
-    no generation check and no upper bound (a cursor above hwm is in effect clamped).
+    """The gate incident B's write-up proposed (README, "Results: the incident matrix"):
+    liveness, provenance, then a gap signal (200 + leading gap event); no generation check
+    and no upper bound (a cursor above hwm is in effect clamped).
     Provenance as its store can tell it: E is S's if the id says so, or, for ids that name no
     issuer (counters), if S's own stream holds E (or just dropped it). Unlike `strict` it
     trusts that lookup, so a counter value another session also issued passes."""

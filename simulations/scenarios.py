@@ -59,8 +59,9 @@ RECONNECT_AFTER_ROLLING_RESTART = Scenario(
     },
 )
 
-# Document 002's failover: four events reach the client, the client is partitioned, the
-# instance holding S1 is drained and stopped, and the client reconnects through the LB.
+# Incident B's failover (README, "Results: the incident matrix"): four events reach the
+# client, the client is partitioned, the instance holding S1 is drained and stopped, and the
+# client reconnects through the LB.
 _FAILOVER_STEPS = tuple([route("init", 0)] + _exchange(1, 0, 4)
                         + [Disconnect(0), Drain(0), Stop(0), route("reconnect", 0), Settle(),
                            Start(0)])

@@ -61,7 +61,7 @@ ScriptStep = Union[Action, Route, Settle]
 class Scenario:
     name: str
     title: str
-    source: str                  # which seed document it comes from
+    source: str                  # the incident it comes from (README: incident A or B)
     config: SystemConfig
     steps: Tuple[ScriptStep, ...]
     explanation: str             # what the scenario shows, printed after the narrative

@@ -102,3 +102,11 @@ def test_the_graph_sees_the_imports_it_should():
     assert graph.has_edge("simulations.explore.search", "model.symmetry")
     assert graph.has_edge("simulations.verify.cell", "simulations.explore.search")
     assert len(graph) > 60
+
+
+def test_the_model_imports_nothing_of_the_engines():
+    """The model is the bottom layer: engines, the CLI and the guard import it, never the
+    other way round."""
+    upward = [f"{a} -> {b}" for a, b in import_graph().edges
+              if a.startswith("model") and not b.startswith("model")]
+    assert not upward, upward
