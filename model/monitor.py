@@ -106,20 +106,20 @@ class PropertyMonitor:
         self._stalled_since: Dict[int, float] = {}
 
     def observe(self, time: float, event) -> List[Finding]:
-        kind = type(event)
         r = self.report
-        if kind is Applied:
-            r.applied += 1
-            self._progress(event.client, time)
-        elif kind is Decided:
-            r.resumptions += 1
-            self._decisions[event.code] += 1
-            self._statuses[event.status] += 1
-            self._effects[event.effect] += 1
-        elif kind in (Initialized, ClientFailed, ClientDeparted):
-            self._progress(event.client, time)
-        elif kind is Dropped:
-            r.dedupe_drops += 1
+        match event:
+            case Applied():
+                r.applied += 1
+                self._progress(event.client, time)
+            case Decided():
+                r.resumptions += 1
+                self._decisions[event.code] += 1
+                self._statuses[event.status] += 1
+                self._effects[event.effect] += 1
+            case Initialized() | ClientFailed() | ClientDeparted():
+                self._progress(event.client, time)
+            case Dropped():
+                r.dedupe_drops += 1
         hits = hits_of(event)
         for prop, hit in hits:
             if prop.kind == COST:

@@ -110,33 +110,33 @@ class World:
         return events
 
     def _notify(self, event, now: float) -> None:
-        kind = type(event)
-        if kind is Emitted:
-            self.active[event.token] = now
-            for ident in event.live_to:
-                proc = self.clients.get(ident)
-                if proc is not None:  # no process while a script drives the client
-                    proc.wake()
-        elif kind is StreamClosed:
-            proc = self.clients.get(event.client)
-            if proc is not None:
-                proc.closed(event.reason)
-        elif kind is Decided:
-            self.active[event.token] = now
-        elif kind is Initialized:
-            self.created[event.token] = self.active[event.token] = now
-            self.start_worker(event.token)
-        elif kind is Recreated:
-            self.active[event.token] = now
-            self.start_worker(event.token)
-        elif kind is SessionEvicted:
-            self.created.pop(event.token, None)
-            self.active.pop(event.token, None)
-        elif kind is ClientArrived:
-            self.arrivals += 1
-            self.arrived_at[event.client] = now
-        elif kind is ClientDeparted:
-            self._retire(event.client, now)
+        match event:
+            case Emitted():
+                self.active[event.token] = now
+                for ident in event.live_to:
+                    proc = self.clients.get(ident)
+                    if proc is not None:  # no process while a script drives the client
+                        proc.wake()
+            case StreamClosed():
+                proc = self.clients.get(event.client)
+                if proc is not None:
+                    proc.closed(event.reason)
+            case Decided():
+                self.active[event.token] = now
+            case Initialized():
+                self.created[event.token] = self.active[event.token] = now
+                self.start_worker(event.token)
+            case Recreated():
+                self.active[event.token] = now
+                self.start_worker(event.token)
+            case SessionEvicted():
+                self.created.pop(event.token, None)
+                self.active.pop(event.token, None)
+            case ClientArrived():
+                self.arrivals += 1
+                self.arrived_at[event.client] = now
+            case ClientDeparted():
+                self._retire(event.client, now)
 
     def _retire(self, ident: int, now: float) -> None:
         self.session_seconds += now - self.arrived_at.pop(ident, now)

@@ -48,41 +48,41 @@ def step_labels(events) -> List[str]:
 def _draw_step(ax, lanes, y: float, action, events, bad: bool) -> None:
     color = RED if bad else BLUE
     for event in events:
-        kind = type(event)
-        if kind is h.Initialized:
-            _arrow(ax, lanes[f"c{event.client}"], lanes[f"i{event.instance}"], y,
-                   f"initialize -> S{event.token}", color)
-        elif kind is h.Decided:
-            _arrow(ax, lanes[f"c{event.client}"], lanes[f"i{event.instance}"], y - 0.25,
-                   f"GET S{event.token} {render(event.cursor)}", GREY)
-            _arrow(ax, lanes[f"i{event.instance}"], lanes[f"c{event.client}"], y + 0.2,
-                   f"{event.status} {event.code} ({event.effect})", color)
-        elif kind is h.Emitted:
-            text = f"{render(event.wire)} = c{event.owner}:m{event.msg}"
-            if event.dropped is not None:      # the narrative's "buffer full" line, drawn
-                text += f"\nfull: drops {render(event.dropped)}, floor rises"
-            _note(ax, lanes["buffer"], y, text, RED if event.dropped is not None else GREY)
-            for c in event.live_to:
-                _arrow(ax, lanes[f"i{event.instance}"], lanes[f"c{c}"], y + 0.25, "live",
+        match event:
+            case h.Initialized():
+                _arrow(ax, lanes[f"c{event.client}"], lanes[f"i{event.instance}"], y,
+                       f"initialize -> S{event.token}", color)
+            case h.Decided():
+                _arrow(ax, lanes[f"c{event.client}"], lanes[f"i{event.instance}"], y - 0.25,
+                       f"GET S{event.token} {render(event.cursor)}", GREY)
+                _arrow(ax, lanes[f"i{event.instance}"], lanes[f"c{event.client}"], y + 0.2,
+                       f"{event.status} {event.code} ({event.effect})", color)
+            case h.Emitted():
+                text = f"{render(event.wire)} = c{event.owner}:m{event.msg}"
+                if event.dropped is not None:      # the narrative's "buffer full" line, drawn
+                    text += f"\nfull: drops {render(event.dropped)}, floor rises"
+                _note(ax, lanes["buffer"], y, text, RED if event.dropped is not None else GREY)
+                for c in event.live_to:
+                    _arrow(ax, lanes[f"i{event.instance}"], lanes[f"c{c}"], y + 0.25, "live",
+                           GREY)
+            case h.Applied():
+                _note(ax, lanes[f"c{event.client}"], y,
+                      f"applies c{event.owner}:m{event.msg} ({render(event.wire)})", color)
+            case h.InstanceChanged():
+                _note(ax, lanes[f"i{event.instance}"], y, event.what, color)
+            case h.Recreated():
+                _note(ax, lanes["store"], y, f"S{event.token} gen {event.generation}", color)
+            case h.SessionEvicted():
+                _note(ax, lanes["store"], y, f"evict S{event.token}", color)
+            case h.BufferCompacted():
+                _note(ax, lanes["buffer"], y, f"drop {render(event.dropped)}", color)
+            case h.ClientRestarted() | h.CursorReplaced() | h.CursorPersisted():
+                label = {h.ClientRestarted: "restart", h.CursorReplaced: "foreign cursor",
+                         h.CursorPersisted: "persist"}[type(event)]
+                _note(ax, lanes[f"c{event.client}"], y, f"{label} {render(event.wire)}", color)
+            case h.StreamClosed() if event.reason in ("network", "idle_timeout"):
+                _arrow(ax, lanes["LB"], lanes[f"c{event.client}"], y, f"close ({event.reason})",
                        GREY)
-        elif kind is h.Applied:
-            _note(ax, lanes[f"c{event.client}"], y,
-                  f"applies c{event.owner}:m{event.msg} ({render(event.wire)})", color)
-        elif kind is h.InstanceChanged:
-            _note(ax, lanes[f"i{event.instance}"], y, event.what, color)
-        elif kind is h.Recreated:
-            _note(ax, lanes["store"], y, f"S{event.token} gen {event.generation}", color)
-        elif kind is h.SessionEvicted:
-            _note(ax, lanes["store"], y, f"evict S{event.token}", color)
-        elif kind is h.BufferCompacted:
-            _note(ax, lanes["buffer"], y, f"drop {render(event.dropped)}", color)
-        elif kind in (h.ClientRestarted, h.CursorReplaced, h.CursorPersisted):
-            label = {h.ClientRestarted: "restart", h.CursorReplaced: "foreign cursor",
-                     h.CursorPersisted: "persist"}[kind]
-            _note(ax, lanes[f"c{event.client}"], y, f"{label} {render(event.wire)}", color)
-        elif kind is h.StreamClosed and event.reason in ("network", "idle_timeout"):
-            _arrow(ax, lanes["LB"], lanes[f"c{event.client}"], y, f"close ({event.reason})",
-                   GREY)
 
 
 def sequence_diagram(scope: Scope, policy, actions: List, title: str,

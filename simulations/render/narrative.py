@@ -55,72 +55,74 @@ def parse_action(text: str):
 
 def describe_event(event, config) -> List[str]:
     """One or more lines saying what the event changed."""
-    kind = type(event)
-    if kind is h.Initialized:
-        verb = "re-initializes" if event.reissue else "initializes"
-        primed = f"; priming event {wid(event.priming)} is its cursor" \
-            if event.priming is not None else ""
-        return [f"c{event.client} {verb} on i{event.instance}: new session S{event.token}, "
-                f"its calls run from m{event.work_start}{primed}"]
-    if kind is h.Emitted:
-        to = (", live to " + ", ".join(f"c{c}" for c in event.live_to)) if event.live_to \
-            else ", buffered only"
-        message = _msg(event.owner, event.msg, config.is_result(event.msg))
-        line = (f"i{event.instance} emits {message}"
-                f" of S{event.token} gen {event.generation} as {wid(event.wire)}{to}")
-        lines = [line]
-        if event.first_execution is not None:
-            token, generation = event.first_execution
-            lines.append(f"the call is executed again (first by S{token} gen {generation})")
-        if event.dropped is not None:
-            lines.append(f"buffer full: drops {wid(event.dropped)} (the floor rises)")
-        return lines
-    if kind is h.Recreated:
-        return [f"i{event.instance} holds no state for S{event.token}: recreates it as "
-                f"generation {event.generation}; its calls restart from m{event.work_start}"]
-    if kind is h.Decided:
-        sees = (f"registry has S{event.token}: {'yes' if event.registry_has_session else 'no'}, "
-                f"held by this process: {'yes' if event.held_locally else 'no'}")
-        where = f", cursor {event.position}" if event.position else ""
-        lines = [f"GET S{event.token} Last-Event-ID={wid(event.cursor)} at i{event.instance} "
-                 f"({sees}{where})",
-                 f"[{event.gate}] {event.status} {event.code} effect={event.effect}"
-                 + (f" resume_from={wid(event.resume_from)}" if event.resume_from is not None
-                    else "") + (f": {event.reason}" if event.reason else "")]
-        if event.status == 200 and event.replayed:
-            lines.append(f"replays {event.replayed} event(s)")
-        return lines
-    if kind is h.Applied:
-        message = _msg(event.owner, event.msg, config.is_result(event.msg))
-        return [f"c{event.client} applies {message} {wid(event.wire)} via {event.via}"]
-    if kind is h.Dropped:
-        return [f"c{event.client} drops {wid(event.wire)} (id already seen)"]
-    if kind is h.StreamStalled:
-        return [f"c{event.client}'s stream on i{event.instance} can never carry its messages "
-                f"(opened: {event.admission}): it waits for nothing"]
-    if kind is h.StreamClosed:
-        return [f"c{event.client}'s stream on i{event.instance} closes ({event.reason}) "
-                f"after {event.frames} data frame(s)"]
-    if kind is h.ClientFailed:
-        return [f"c{event.client} gives up: {event.status} {event.code} (surfaced, no retry)"]
-    if kind is h.GapAccepted:
-        return [f"c{event.client} accepts the gap; will resume after {wid(event.resume_from)}"]
-    if kind is h.CursorPersisted:
-        return [f"c{event.client} persists S{event.token} / {wid(event.wire)}"]
-    if kind is h.ClientRestarted:
-        return [f"c{event.client} restarts from its persisted S{event.token} / "
-                f"{wid(event.wire)}" + (" (stale: it had applied more)" if event.stale else "")]
-    if kind is h.CursorReplaced:
-        return [f"c{event.client}'s cursor becomes {wid(event.wire)}, taken from c{event.donor}"]
-    if kind is h.InstanceChanged:
-        lost = (": loses " + ", ".join(f"S{t}" for t in event.lost_sessions)) \
-            if event.lost_sessions else ""
-        return [f"i{event.instance} {event.what} (incarnation {event.incarnation}){lost}"]
-    if kind is h.SessionEvicted:
-        return [f"S{event.token} evicted from every registry and buffer"]
-    if kind is h.BufferCompacted:
-        where = "shared buffer" if event.instance is None else f"i{event.instance}'s buffer"
-        return [f"{where} of S{event.token} drops {wid(event.dropped)}"]
+    match event:
+        case h.Initialized():
+            verb = "re-initializes" if event.reissue else "initializes"
+            primed = f"; priming event {wid(event.priming)} is its cursor" \
+                if event.priming is not None else ""
+            return [f"c{event.client} {verb} on i{event.instance}: new session S{event.token}, "
+                    f"its calls run from m{event.work_start}{primed}"]
+        case h.Emitted():
+            to = (", live to " + ", ".join(f"c{c}" for c in event.live_to)) if event.live_to \
+                else ", buffered only"
+            message = _msg(event.owner, event.msg, config.is_result(event.msg))
+            line = (f"i{event.instance} emits {message}"
+                    f" of S{event.token} gen {event.generation} as {wid(event.wire)}{to}")
+            lines = [line]
+            if event.first_execution is not None:
+                token, generation = event.first_execution
+                lines.append(f"the call is executed again (first by S{token} gen {generation})")
+            if event.dropped is not None:
+                lines.append(f"buffer full: drops {wid(event.dropped)} (the floor rises)")
+            return lines
+        case h.Recreated():
+            return [f"i{event.instance} holds no state for S{event.token}: recreates it as "
+                    f"generation {event.generation}; its calls restart from m{event.work_start}"]
+        case h.Decided():
+            registry = "yes" if event.registry_has_session else "no"
+            sees = (f"registry has S{event.token}: {registry}, "
+                    f"held by this process: {'yes' if event.held_locally else 'no'}")
+            where = f", cursor {event.position}" if event.position else ""
+            lines = [f"GET S{event.token} Last-Event-ID={wid(event.cursor)} at i{event.instance} "
+                     f"({sees}{where})",
+                     f"[{event.gate}] {event.status} {event.code} effect={event.effect}"
+                     + (f" resume_from={wid(event.resume_from)}" if event.resume_from is not None
+                        else "") + (f": {event.reason}" if event.reason else "")]
+            if event.status == 200 and event.replayed:
+                lines.append(f"replays {event.replayed} event(s)")
+            return lines
+        case h.Applied():
+            message = _msg(event.owner, event.msg, config.is_result(event.msg))
+            return [f"c{event.client} applies {message} {wid(event.wire)} via {event.via}"]
+        case h.Dropped():
+            return [f"c{event.client} drops {wid(event.wire)} (id already seen)"]
+        case h.StreamStalled():
+            return [f"c{event.client}'s stream on i{event.instance} can never carry its messages "
+                    f"(opened: {event.admission}): it waits for nothing"]
+        case h.StreamClosed():
+            return [f"c{event.client}'s stream on i{event.instance} closes ({event.reason}) "
+                    f"after {event.frames} data frame(s)"]
+        case h.ClientFailed():
+            return [f"c{event.client} gives up: {event.status} {event.code} (surfaced, no retry)"]
+        case h.GapAccepted():
+            return [f"c{event.client} accepts the gap; will resume after {wid(event.resume_from)}"]
+        case h.CursorPersisted():
+            return [f"c{event.client} persists S{event.token} / {wid(event.wire)}"]
+        case h.ClientRestarted():
+            return [f"c{event.client} restarts from its persisted S{event.token} / "
+                    f"{wid(event.wire)}" + (" (stale: it had applied more)" if event.stale else "")]
+        case h.CursorReplaced():
+            return [f"c{event.client}'s cursor becomes {wid(event.wire)}, "
+                    f"taken from c{event.donor}"]
+        case h.InstanceChanged():
+            lost = (": loses " + ", ".join(f"S{t}" for t in event.lost_sessions)) \
+                if event.lost_sessions else ""
+            return [f"i{event.instance} {event.what} (incarnation {event.incarnation}){lost}"]
+        case h.SessionEvicted():
+            return [f"S{event.token} evicted from every registry and buffer"]
+        case h.BufferCompacted():
+            where = "shared buffer" if event.instance is None else f"i{event.instance}'s buffer"
+            return [f"{where} of S{event.token} drops {wid(event.dropped)}"]
     return [repr(event)]
 
 
