@@ -7,7 +7,7 @@ import pytest
 from model import POLICIES, Code, Effect, admit, reject
 from simulations.example_gates import gap_as_404, tagged_strict
 from simulations.incidents import record
-from simulations.narrative import narrate
+from simulations.render import narrate
 from simulations.scenarios import SCENARIOS
 from simulations.script import run_script
 
