@@ -13,7 +13,20 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 COMPILED := $(BIN)/python -m simulations compile
 
-.PHONY: run test results verification conformance compiled clean
+.PHONY: run test results verification conformance compiled ts-sdk clean
+
+# The MCP TypeScript SDK for the conformance harness's `ts` server, pinned by its lockfile. Without
+# npm it says so and the TypeScript cases skip; under MCP_CONFORMANCE_REQUIRED=1 (CI) it fails.
+TS_SDK := simulations/conformance/ts
+$(TS_SDK)/node_modules/.package-lock.json: $(TS_SDK)/package-lock.json
+	@if command -v npm >/dev/null 2>&1; then \
+		npm ci --prefix $(TS_SDK) --no-audit --no-fund --loglevel=error; \
+	else \
+		echo "npm not found: the TypeScript SDK conformance cases will skip"; \
+		if [ -n "$$MCP_CONFORMANCE_REQUIRED" ]; then exit 1; fi; \
+	fi
+
+ts-sdk: $(TS_SDK)/node_modules/.package-lock.json
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -56,9 +69,9 @@ verification: compiled
 conformance: $(STAMP)
 	$(BIN)/python -m simulations conformance --out results/conformance
 
-test: compiled
+test: compiled ts-sdk
 	$(BIN)/ruff check .
 	$(BIN)/python -m pytest --nbmake tests notebooks
 
 clean:
-	rm -rf $(VENV) .pytest_cache .hypothesis model/_native
+	rm -rf $(VENV) .pytest_cache .hypothesis model/_native $(TS_SDK)/node_modules

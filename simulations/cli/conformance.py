@@ -9,7 +9,7 @@ from pathlib import Path
 
 from ..conformance.cases import CASES
 from ..conformance.outcome import Outcome
-from ..conformance.predict import DEPLOYMENTS
+from ..conformance.predict import DEFAULT_SERVERS, DEPLOYMENTS
 from ..inputs import check_folder_out
 from .errors import UsageError
 
@@ -25,9 +25,11 @@ def add_parser(verbs) -> None:
     p.add_argument("--case", action="append", choices=list(CASES), metavar="CASE",
                    help=f"run only this case (repeatable); one of: {', '.join(CASES)}")
     p.add_argument("--server", action="append", choices=list(DEPLOYMENTS),
-                   help="run only against this server: 'sdk' (the SDK with its example-style "
-                        "store, model policy sdk) or 'guard' (behind StrictResumptionGuard, "
-                        "model policy strict); repeatable")
+                   help="run only against this server: 'sdk' (the Python SDK with its "
+                        "example-style store, model policy sdk), 'guard' (the Python SDK behind "
+                        "StrictResumptionGuard, model policy strict) or 'ts' (the TypeScript "
+                        "SDK with its example store, needs Node and npm ci in "
+                        "simulations/conformance/ts; not run by default yet); repeatable")
     p.add_argument("--predict-only", action="store_true",
                    help="print the model's predictions only (needs neither the extra nor nginx)")
     p.add_argument("--json", action="store_true", help="print the rows as JSON")
@@ -42,7 +44,7 @@ def add_parser(verbs) -> None:
 def run(args: argparse.Namespace) -> int:
     from ..conformance import harness
     cases = args.case or list(CASES)
-    servers = args.server or list(DEPLOYMENTS)
+    servers = args.server or list(DEFAULT_SERVERS)
     try:
         for flag, path in (("--out", args.out), ("--logs", args.logs)):
             if path is not None:
@@ -58,7 +60,7 @@ def run(args: argparse.Namespace) -> int:
                 print(f"{row['case']:<28} {row['server']:<6} "
                       f"{harness.describe(Outcome(**row['model']))}")
         return 0
-    missing = harness.missing_requirements()
+    missing = harness.missing_requirements(servers)
     if missing:
         raise UsageError("conformance needs: " + "; ".join(missing))
 

@@ -1,5 +1,6 @@
 """Conformance of the model against the real MCP Python SDK, plain and behind the strict guard
-(StrictResumptionGuard, from the top-level package `mcp_resume_guard`).
+(StrictResumptionGuard, from the top-level package `mcp_resume_guard`), and against the MCP
+TypeScript SDK (`--server ts`, Node; in progress).
 
 Needs the optional extra `conformance` (`pip install -e '.[conformance]'`: the PyPI `mcp`
 package, uvicorn, httpx) and, for the load-balanced cases, nginx on PATH. `cases`, `predict`,
@@ -9,6 +10,7 @@ what is missing first.
 
   event_store.py   a bounded in-memory EventStore with the SDK example store's semantics
   server.py        the server process the harness starts (one per instance)
+  ts/              server.mjs: the same server on the TypeScript SDK (package.json, lockfile)
   processes.py     starting and stopping server and nginx processes (by pid, bounded waits)
   nginx.py         the generated nginx config (round-robin, or sticky on Mcp-Session-Id)
   wire.py          raw HTTP + SSE with headers under the harness's control

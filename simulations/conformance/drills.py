@@ -35,12 +35,12 @@ STICKY_DRAWS = 16        # sessions drawn before giving up on one that nginx's h
 @dataclass
 class Env:
     procs: Processes
-    guard: bool
+    kind: str                 # the server: "sdk", "guard" or "ts" (processes.KINDS)
     retry_ms: int = 200
 
     def server(self, name: str, capacity: int = 64) -> ServerInstance:
         return self.procs.server(name, capacity=capacity, retry_ms=self.retry_ms,
-                                 guard=self.guard)
+                                 kind=self.kind)
 
 
 class Observed(NamedTuple):

@@ -20,9 +20,10 @@ from .cases import CASES, Case
 from .outcome import Outcome
 from .predict import DEPLOYMENTS, predict
 
-SERVERS = tuple(DEPLOYMENTS)       # "sdk": the SDK + its example-style store; "guard": + guard
-SERVER_TITLES = {"sdk": "MCP SDK + bounded example-style store (model: sdk)",
-                 "guard": "MCP SDK behind StrictResumptionGuard (model: strict)"}
+SERVERS = tuple(DEPLOYMENTS)       # "sdk", "guard" (the Python SDK), "ts" (the TypeScript SDK)
+SERVER_TITLES = {"sdk": "MCP Python SDK + bounded example-style store (model: sdk)",
+                 "guard": "MCP Python SDK behind StrictResumptionGuard (model: strict)",
+                 "ts": "MCP TypeScript SDK + its example in-memory store, bounded (model: sdk)"}
 
 
 class Row(NamedTuple):
@@ -53,9 +54,14 @@ class Row(NamedTuple):
         return out
 
 
-def missing_requirements() -> List[str]:
-    """What the harness needs and this machine lacks, one line each."""
+def missing_requirements(servers: Iterable[str] = ()) -> List[str]:
+    """What the harness needs (for `servers`) and this machine lacks, one line each."""
     problems = []
+    if "ts" in servers:
+        from .processes import missing_node
+        problem = missing_node()
+        if problem is not None:
+            problems.append(problem)
     for module in ("mcp", "uvicorn", "httpx"):
         try:
             __import__(module)
@@ -84,7 +90,7 @@ def run_case(case: Case, server: str, workdir: Path) -> Row:
     real, evidence = None, ""
     with Processes(workdir / f"{case.name}-{server}") as procs:
         try:
-            observed = DRILLS[case.name](Env(procs, guard=server == "guard"))
+            observed = DRILLS[case.name](Env(procs, kind=server))
             real, evidence = observed.outcome, observed.evidence
         except HarnessError as exc:
             evidence = f"harness error: {exc}"

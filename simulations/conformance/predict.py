@@ -21,7 +21,15 @@ from .outcome import COMPLETED, FOREIGN, GAVE_UP, NO_CLIENT, REINITIALIZED, STAL
 DEPLOYMENTS = {
     "sdk": ("sdk", {"event_ids": "uuid", "buffer_keying": "request_id"}),
     "guard": ("strict", {"event_ids": "tagged", "buffer_keying": "session"}),
+    # The TypeScript SDK as its own example deploys it: one transport and one example event
+    # store per session, random ids naming the stream, looked up in the session's own store.
+    # Not yet a default server: 5 of 11 cases agree (see DEFAULT_SERVERS).
+    "ts": ("sdk", {"event_ids": "uuid", "buffer_keying": "session"}),
 }
+#: the servers `conformance` runs unless --server names others. `ts` joins once the model
+#: predicts it: today it keeps a stream open on an unknown cursor (the model's sdk policy
+#: closes it) and its example store replays events of one millisecond in random order.
+DEFAULT_SERVERS = ("sdk", "guard")
 
 
 def model_run(case, server: str) -> ScenarioRun:

@@ -83,14 +83,34 @@ class Process:
             return ""
 
 
+#: the TypeScript SDK's server (Node); its package.json and lockfile pin the SDK
+TS_DIR = Path(__file__).resolve().parent / "ts"
+TS_SERVER = TS_DIR / "server.mjs"
+#: the servers a case can run against: the Python SDK, the Python SDK behind the guard, the
+#: TypeScript SDK
+KINDS = ("sdk", "guard", "ts")
+
+
+def missing_node() -> Optional[str]:
+    """Why the TypeScript SDK server cannot start here, or None."""
+    import shutil
+    if shutil.which("node") is None:
+        return "node is not on PATH (the TypeScript SDK server needs Node >= 20)"
+    if not (TS_DIR / "node_modules" / "@modelcontextprotocol" / "sdk").is_dir():
+        return f"the TypeScript SDK is not installed: npm ci --prefix {TS_DIR}"
+    return None
+
+
 class ServerInstance:
     """A real MCP SDK server on a fixed loopback port; `restart` brings up a new incarnation on
     the same port (the harness re-binds it and hands the socket over)."""
 
     def __init__(self, procs: "Processes", name: str, capacity: int, retry_ms: int,
-                 guard: bool) -> None:
+                 kind: str) -> None:
+        if kind not in KINDS:
+            raise HarnessError(f"unknown server kind {kind!r}; valid: {', '.join(KINDS)}")
         self.procs, self.name = procs, name
-        self.capacity, self.retry_ms, self.guard = capacity, retry_ms, guard
+        self.capacity, self.retry_ms, self.kind = capacity, retry_ms, kind
         self.port = 0
         self.incarnation = 0
         self.process: Optional[Process] = None
@@ -103,10 +123,13 @@ class ServerInstance:
         sock = listening_socket(self.port)
         self.port = sock.getsockname()[1]
         self.incarnation += 1
-        argv = [sys.executable, "-m", "simulations.conformance.server", "--fd",
-                str(sock.fileno()), "--incarnation", str(self.incarnation), "--capacity",
-                str(self.capacity), "--retry-ms", str(self.retry_ms)] + \
-            (["--guard"] if self.guard else [])
+        args = ["--fd", str(sock.fileno()), "--incarnation", str(self.incarnation),
+                "--capacity", str(self.capacity), "--retry-ms", str(self.retry_ms)]
+        if self.kind == "ts":
+            argv = ["node", str(TS_SERVER)] + args
+        else:
+            argv = [sys.executable, "-m", "simulations.conformance.server"] + args + \
+                (["--guard"] if self.kind == "guard" else [])
         try:
             self.process = self.procs.spawn(f"{self.name}.{self.incarnation}", argv,
                                             pass_fds=[sock.fileno()])
@@ -155,8 +178,8 @@ class Processes:
                            f"{proc.tail()}")
 
     def server(self, name: str, capacity: int = 64, retry_ms: int = 200,
-               guard: bool = False) -> ServerInstance:
-        return ServerInstance(self, name, capacity, retry_ms, guard).start()
+               kind: str = "sdk") -> ServerInstance:
+        return ServerInstance(self, name, capacity, retry_ms, kind).start()
 
     def stop_all(self) -> None:
         for proc in reversed(self.children):
