@@ -70,7 +70,7 @@ def test_predictions_need_only_the_model(capsys):
 def test_a_disagreement_is_a_row_that_says_no_and_a_nonzero_exit(monkeypatch, tmp_path, capsys):
     require_conformance()
     from simulations.conformance import drills, harness
-    monkeypatch.setattr(harness, "missing_requirements", lambda: [])
+    monkeypatch.setattr(harness, "missing_requirements", lambda servers=(): [])
     monkeypatch.setitem(drills.DRILLS, "unknown_session", lambda env: drills.Observed(
         Outcome(200, "ok", "empty", "-"), "made up for the test"))
     code = main(["conformance", "--case", "unknown_session", "--server", "sdk",
@@ -85,9 +85,18 @@ def test_missing_requirements_are_named_with_exit_2_and_nothing_written(monkeypa
                                                                         capsys):
     from simulations.conformance import harness
     monkeypatch.setattr(harness, "missing_requirements",
-                        lambda: ["nginx is not installed (Debian: apt-get install nginx-light)"])
+                        lambda servers=(): ["nginx is not installed (Debian: apt-get install "
+                                            "nginx-light)"])
     assert main(["conformance", "--out", str(tmp_path / "out")]) == 2
     assert "nginx is not installed" in capsys.readouterr().err
+    assert not (tmp_path / "out").exists()
+
+
+def test_the_typescript_server_without_node_is_named_with_exit_2(monkeypatch, tmp_path, capsys):
+    from simulations.conformance import processes
+    monkeypatch.setattr(processes, "missing_node", lambda: "node is not on PATH (test)")
+    assert main(["conformance", "--server", "ts", "--out", str(tmp_path / "out")]) == 2
+    assert "node is not on PATH (test)" in capsys.readouterr().err
     assert not (tmp_path / "out").exists()
 
 
