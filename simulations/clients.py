@@ -68,7 +68,10 @@ DEFAULT_PROFILE = "spec"
 
 
 def unknown_client(name: str, choices: Tuple[str, ...] = CHOICES) -> Optional[str]:
-    """None when `name` is one of `choices`, else the one line naming the valid ones."""
+    """None when `name` is one of `choices`, else the one line naming the valid ones (or
+    saying it is not a name at all: a config value of the wrong type)."""
+    if not isinstance(name, str):
+        return f"a client profile name, got {name!r}"
     if name in choices:
         return None
     return f"unknown client profile {name!r}; valid: {', '.join(choices)}"

@@ -55,3 +55,10 @@ def test_configs_refuse_an_unknown_client_naming_the_profiles():
         parse({**SPACE, "client": "sdk"})
     with pytest.raises(ConfigError, match="unknown client profile 'sdk'"):
         des_config.parse_row("strict+sdk")
+
+
+def test_a_client_that_is_not_a_name_is_refused_in_every_config():
+    with pytest.raises(ConfigError, match="a client profile name, got 3"):
+        parse({**SPACE, "client": 3})
+    with pytest.raises(ConfigError, match="a client profile name, got 3"):
+        des_config.DesConfig(client_profile=3)

@@ -22,14 +22,17 @@ class Parser(argparse.ArgumentParser):
         raise UsageError(f"{self.prog}: {message}")
 
 
-def parse_policies(text: Optional[str], option: str = "--policy",
-                   rows: bool = False) -> Optional[List[str]]:
+def parse_policies(text: Optional[str], option: str = "--policy", rows: bool = False,
+                   one: str = "") -> Optional[List[str]]:
     """The comma-separated policy names of an option (None when it was not given); with `rows`,
-    DES policy rows (`POLICY` or `POLICY+PROFILE`). An empty or unknown name is a UsageError
-    naming the option and the valid names."""
+    DES policy rows (`POLICY` or `POLICY+PROFILE`); with `one` (what takes a single policy,
+    e.g. "explore"), exactly one name. An empty or unknown name is a UsageError naming the
+    option and the valid names."""
     if text is None:
         return None
     names = [name.strip() for name in text.split(",")]
+    if one and len(names) > 1:
+        raise UsageError(f"{option}: {one} takes one policy, got {text!r}")
     if not any(names):
         raise UsageError(f"{option} {text!r}: names no policy")
     if not all(names):

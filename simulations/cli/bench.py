@@ -35,9 +35,7 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError(f"unknown benchmark {args.target!r}; valid: {', '.join(TARGETS)}")
     if args.duration <= 0:
         raise UsageError("--duration must be > 0")
-    if "," in args.policy:
-        raise UsageError("--policy: a benchmark runs one policy")
-    parse_policies(args.policy)
+    parse_policies(args.policy, one="a benchmark")
     if args.instances is not None and (args.target != "explore" or args.instances < 1):
         raise UsageError("--instances N (N >= 1) goes with `bench explore` only")
     result = {"des": lambda: bench.des(args.policy, args.duration),

@@ -11,6 +11,7 @@ from ..conformance.cases import CASES
 from ..conformance.outcome import Outcome
 from ..conformance.predict import DEFAULT_SERVERS, DEPLOYMENTS
 from ..inputs import check_folder_out
+from .arguments import checked
 from .errors import UsageError
 
 
@@ -45,12 +46,9 @@ def run(args: argparse.Namespace) -> int:
     from ..conformance import harness
     cases = args.case or list(CASES)
     servers = args.server or list(DEFAULT_SERVERS)
-    try:
-        for flag, path in (("--out", args.out), ("--logs", args.logs)):
-            if path is not None:
-                check_folder_out(path, flag)
-    except ValueError as exc:
-        raise UsageError(str(exc)) from None
+    for flag, path in (("--out", args.out), ("--logs", args.logs)):
+        if path is not None:
+            checked(check_folder_out, path, flag)
     if args.predict_only:
         rows = harness.predictions(cases, servers)
         if args.json:

@@ -6,6 +6,7 @@ from pathlib import Path
 
 from ..figures import make_figures
 from ..inputs import check_sweep_folder, folder_kind
+from .arguments import checked
 from .errors import UsageError
 
 
@@ -27,10 +28,7 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError(f"{folder} is a `run` folder: `figures` draws sweeps (DIR/results.csv); "
                          f"a run's tables are in its report (`python -m simulations report "
                          f"{folder}`)")
-    try:
-        check_sweep_folder(folder)
-    except ValueError as exc:
-        raise UsageError(str(exc)) from None
+    checked(check_sweep_folder, folder)
     made = make_figures(folder)
     for path in made["files"]:
         print(f"wrote {path}")

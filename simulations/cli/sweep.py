@@ -14,6 +14,7 @@ from ..sweep import spec as sweep_spec
 from ..sweep.execute import check_scheduler, des_code, plan, run_sweep
 from ..sweep.precision import unmet
 from ..sweep.results import rows, write
+from .arguments import checked
 from .errors import UsageError
 
 
@@ -71,13 +72,10 @@ def run(args: argparse.Namespace) -> int:
         spec = sweep_spec.load(args.spec)
     except ConfigError as exc:
         raise UsageError(f"bad sweep spec: {exc}") from exc
-    try:
-        check_precision(args.precision, args.max_replications)
-        check_out(args.out, "sweep")
-        if args.scheduler:
-            check_scheduler(args.scheduler)
-    except ValueError as exc:
-        raise UsageError(str(exc)) from None
+    checked(check_precision, args.precision, args.max_replications)
+    checked(check_out, args.out, "sweep")
+    if args.scheduler:
+        checked(check_scheduler, args.scheduler)
     code = des_code()     # one value for the whole invocation
     timings = run_sweep(spec, args.out, args.workers, args.scheduler, progress=not args.quiet,
                         code=code)

@@ -82,9 +82,7 @@ class DesConfig:
             if value < 0 or (f.name in _POSITIVE and value == 0):
                 raise ConfigError(key, f"must be {'> 0' if f.name in _POSITIVE else '>= 0'}, "
                                        f"got {value}")
-        problem = unknown_client(self.client_profile, tuple(PROFILES)) \
-            if isinstance(self.client_profile, str) else \
-            f"a client profile name, got {self.client_profile!r}"
+        problem = unknown_client(self.client_profile, tuple(PROFILES))
         if problem is not None:
             raise ConfigError("client.profile", problem)
         if not self.policies:

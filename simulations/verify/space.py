@@ -136,8 +136,7 @@ def parse(data: Dict[str, Any], path: Optional[Path] = None,
     if not gates:
         raise ConfigError("policies", "the space names no policy or gate to verify")
     client = data.get("client", "auto")
-    problem = unknown_client(client, CLIENTS) if isinstance(client, str) else \
-        f"a client profile name, got {client!r}"
+    problem = unknown_client(client, CLIENTS)
     if problem is not None:
         raise ConfigError("client", problem)
     max_states = _int(data.get("max_states", 400_000), "max_states", 1)
