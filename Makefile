@@ -65,9 +65,12 @@ verification: compiled
 	$(BIN)/python -m simulations verify --space simulations/spaces/matrix.toml \
 		--out results/verification/matrix --workers 2 --quiet
 
-# The model against the real MCP SDK behind nginx (needs nginx: apt-get install nginx-light).
-conformance: $(STAMP)
+# The model against the real MCP SDKs (Python and TypeScript) and the guard, case by case and
+# by differential testing (needs nginx: apt-get install nginx-light; and Node 20).
+conformance: $(STAMP) ts-sdk
 	$(BIN)/python -m simulations conformance --out results/conformance
+	$(BIN)/python -m simulations conformance --differential --examples 200 --seed 0 \
+		--out results/conformance/differential
 
 test: compiled ts-sdk
 	$(BIN)/ruff check .

@@ -46,6 +46,9 @@ SESSION_HEADER = b"mcp-session-id"
 LAST_EVENT_ID_HEADER = b"last-event-id"
 #: JSON-RPC error code of a refused resumption (the SDK uses -32600 for its own 404).
 INVALID_REQUEST = -32600
+#: the view's cursor owner for an id another session issued, in a process that does not know
+#: which one (session numbers start at 1)
+ANOTHER_SESSION = -1
 
 
 class StrictResumptionGuard:
@@ -96,6 +99,11 @@ class StrictResumptionGuard:
         tagged = TaggedId.parse(last_event_id) if last_event_id is not None else None
         owner_binding = self.book.keys.get(tagged.key) if tagged is not None else None
         owner = owner_binding.number if owner_binding is not None else None
+        if owner is None and tagged is not None and binding is not None \
+                and tagged.key != binding.key:
+            # Keys are random and unique: an id under another key was not issued on S, even
+            # if another process issued it and this one cannot say to whom.
+            owner = ANOTHER_SESSION
         buffer, position = None, NO_CURSOR if last_event_id is None else UNKNOWN
         stream = self.book.locate(tagged) if tagged is not None and owner == number else None
         if stream is not None and binding is not None:

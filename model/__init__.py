@@ -27,6 +27,7 @@ from .actions import (
     Emit,
     Evict,
     ForeignCursor,
+    HalfOpen,
     IdleTimeout,
     Init,
     Persist,
@@ -39,7 +40,7 @@ from .actions import (
 from .config import SystemConfig
 from .errors import ActionNotEnabled, ConfigError, GateError, ModelError
 from .monitor import PropertyMonitor, Report, check_history
-from .policies import POLICIES, Gate, decide, resolve_gate, unknown_policy
+from .policies import NAMED_GATES, POLICIES, Gate, decide, resolve_gate, unknown_policy
 from .properties import (
     CLIENT_CAUSES,
     COSTS,
@@ -63,8 +64,9 @@ __all__ = [
     "BUILD", "COMPILED",
     "ActionNotEnabled", "Arrive", "BufferView", "CLIENT_CAUSES", "COSTS", "ClientRestart", "Code",
     "Compact", "ConfigError", "CursorView", "Decision", "Deliver", "Depart", "Disconnect", "Drain",
-    "Effect", "Emit", "Evict", "Finding", "ForeignCursor", "Gate", "GateError", "IdleTimeout",
-    "Init", "ModelError", "POLICIES", "PROPERTIES", "Persist", "Property", "PropertyMonitor",
+    "Effect", "Emit", "Evict", "Finding", "ForeignCursor", "Gate", "GateError", "HalfOpen",
+    "IdleTimeout", "Init", "ModelError", "NAMED_GATES", "POLICIES", "PROPERTIES", "Persist",
+    "Property", "PropertyMonitor",
     "RECOVERY_CAUSES", "Reconnect", "Report", "ResumeRequest", "SERVER_CAUSES",
     "SOMETIMES_CHECKS", "ServerView", "Start", "State", "Step", "Stop", "SystemConfig",
     "VERDICT_PROPERTIES", "VIOLATIONS", "admit", "apply", "check_history", "decide",

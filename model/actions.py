@@ -47,6 +47,14 @@ class Disconnect:
 
 
 @dataclass(frozen=True)
+class HalfOpen:
+    """The client's side of its stream is gone (a proxy or NAT dropped it) and the server has
+    not noticed: the client's events in flight are lost, and the server goes on writing the
+    session's stream into the dead connection until that stream ends."""
+    client: int
+
+
+@dataclass(frozen=True)
 class ClientRestart:
     """The client process restarts and falls back to its persisted token and cursor."""
     client: int
@@ -116,8 +124,9 @@ class Depart:
     client: int
 
 
-Action = Union[Init, Deliver, Persist, Disconnect, ClientRestart, Reconnect, IdleTimeout,
-               ForeignCursor, Emit, Drain, Stop, Start, Evict, Compact, Arrive, Depart]
+Action = Union[Init, Deliver, Persist, Disconnect, HalfOpen, ClientRestart, Reconnect,
+               IdleTimeout, ForeignCursor, Emit, Drain, Stop, Start, Evict, Compact, Arrive,
+               Depart]
 
 
 def work_start(config: SystemConfig, client) -> int:
@@ -163,6 +172,7 @@ def enabled_actions(state: State, config: SystemConfig,
     out: List[Action] = []
     init, persist, drop = Init not in without, Persist not in without, Disconnect not in without
     idle, crash = IdleTimeout not in without, ClientRestart not in without
+    half_open = HalfOpen not in without
     foreign, drain, stop = ForeignCursor not in without, Drain not in without, Stop not in without
     for c, client in enumerate(state.clients):
         if client.phase == "gone":
@@ -178,6 +188,8 @@ def enabled_actions(state: State, config: SystemConfig,
         if client.phase == "open":
             if drop:
                 out.append(Disconnect(c))
+            if half_open:
+                out.append(HalfOpen(c))
             if idle and not client.inflight:
                 out.append(IdleTimeout(c))
         if crash and client.phase != "new":

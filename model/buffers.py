@@ -49,7 +49,7 @@ def record_event(state: State, config: SystemConfig, instance: int, token: int,
     buffer, dropped = append(buffer_of(state, config, instance, token) or Buffer(), entry,
                              config.buffer_capacity)
     live = LiveSession(live.client, live.work_start, live.generation,
-                       live.next_msg + (msg != PRIMING), seq)
+                       live.next_msg + (msg != PRIMING), seq, live.orphan)
     sessions = tset(inst.sessions, token, live)
     if config.buffer == "shared":
         inst = Instance(inst.status, inst.incarnation, sessions, inst.buffers, inst.counter)

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from typing import Tuple
 
+from .buffers import PRIMING
 from .config import SystemConfig
 from .history import (
     Applied,
@@ -17,9 +18,10 @@ from .history import (
     CursorPersisted,
     CursorReplaced,
     Dropped,
+    Primed,
     StreamClosed,
 )
-from .state import Client, Cursor, State, owner_of, replace_at, tget, tset
+from .state import Client, Cursor, State, owner_of, replace_at, set_orphan, tget, tset
 
 
 def _set(state: State, c: int, client: Client) -> State:
@@ -27,13 +29,18 @@ def _set(state: State, c: int, client: Client) -> State:
 
 
 def deliver(state: State, config: SystemConfig, c: int) -> Tuple[State, list]:
-    """The first in-flight event reaches the client: dropped if deduped, else applied."""
+    """The first in-flight event reaches the client: a priming event moves its cursor; a data
+    event is dropped if deduped, else applied."""
     client = state.clients[c]
     who = client.ident
     item, rest = client.inflight[0], client.inflight[1:]
     truth = item.truth
-    assert client.stream is not None and client.token is not None
-    stream = client.stream._replace(frames=client.stream.frames + 1)
+    open_stream = client.stream
+    assert open_stream is not None and client.token is not None
+    if truth.msg == PRIMING:
+        client = client._replace(inflight=rest, cursor=Cursor(item.wire, truth))
+        return _drained(_set(state, c, client), c, [Primed(who, item.wire)])
+    stream = open_stream._replace(frames=open_stream.frames + 1)
     client = client._replace(inflight=rest, stream=stream, cursor=Cursor(item.wire, truth),
                              seen=client.seen | {item.wire} if config.client_dedupe
                              else client.seen)
@@ -57,7 +64,16 @@ def deliver(state: State, config: SystemConfig, c: int) -> Tuple[State, list]:
         first_token=first[0] if first else None, first_generation=first[1] if first else None,
         admission=stream.admission, client_gen=stream.client_gen,
         serving_gen=stream.serving_gen, cursor_foreign=stream.cursor_foreign, holes=holes)
-    return _set(state, c, client), [event]
+    return _drained(_set(state, c, client), c, [event])
+
+
+def _drained(state: State, c: int, events: list) -> Tuple[State, list]:
+    """A stream that ends once its replay is delivered closes with its last event."""
+    client = state.clients[c]
+    if client.stream is not None and client.stream.ends_when_drained and not client.inflight:
+        state, closed = close_stream(state, c, "server_close")
+        events = events + closed
+    return state, events
 
 
 def persist(state: State, config: SystemConfig, c: int) -> Tuple[State, list]:
@@ -75,6 +91,19 @@ def close_stream(state: State, c: int, reason: str) -> Tuple[State, list]:
     event = StreamClosed(client.ident, client.stream.instance, reason, client.stream.frames)
     client = client._replace(phase="idle", stream=None, inflight=())
     return _set(state, c, client), [event]
+
+
+def half_open(state: State, config: SystemConfig, c: int) -> Tuple[State, list]:
+    """The client loses its stream without the server noticing: while the session has work to
+    emit, the instance that serves it goes on writing the session's stream into the dead
+    connection (LiveSession.orphan) until the call's result ends that stream."""
+    stream = state.clients[c].stream
+    assert stream is not None
+    state, events = close_stream(state, c, "half_open")
+    live = tget(state.instances[stream.instance].sessions, stream.token)
+    if live is not None and live.next_msg < config.messages_per_session:
+        state = set_orphan(state, stream.instance, stream.token, True)
+    return state, events
 
 
 def client_restart(state: State, config: SystemConfig, c: int) -> Tuple[State, list]:

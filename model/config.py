@@ -19,6 +19,8 @@ ISOLATING_KEYINGS = ("session", "event_id")
 EVENT_ID_SCHEMES = ("per_session", "global", "tagged", "uuid")
 LB_KINDS = ("round_robin", "random", "least_connections", "sticky")
 CLIENT_REACTIONS = ("reinit", "fail")
+#: what a server does with a resumption of a stream it still writes to an earlier connection
+ATTACHED_STREAM_REACTIONS = ("take_over", "replay_then_close")
 
 _CHOICES = {
     "store": PLACEMENTS,
@@ -28,6 +30,7 @@ _CHOICES = {
     "lb": LB_KINDS,
     "on_404": CLIENT_REACTIONS,
     "on_409": CLIENT_REACTIONS,
+    "on_attached_stream": ATTACHED_STREAM_REACTIONS,
 }
 _MINIMUM = {"instances": 1, "clients": 1, "messages_per_session": 1, "messages_per_call": 1,
             "buffer_capacity": 1, "side_effect_every": 1}
@@ -57,6 +60,16 @@ class SystemConfig:
                      stream (SEP-1699, spec 2025-11-25), so the client holds a cursor before the
                      first message; without it a stream lost before its first event cannot be
                      resumed
+    priming_on_resume
+                     the server also primes a resumed stream: after the replay it records and
+                     sends a fresh priming event (the MCP Python SDK does, found by
+                     differential testing), which the client takes as its cursor once it has
+                     applied the replay, and which takes a slot of the bounded buffer
+    on_attached_stream
+                     a resumption of a stream the server still writes to an earlier, half-open
+                     connection: "take_over" (the new connection replaces it; the TypeScript
+                     SDK) or "replay_then_close" (the replay is sent, then the new stream ends:
+                     live events keep going to the old connection; the MCP Python SDK)
     messages_per_session, messages_per_call
                      each client's work: messages in calls; a call's last message is its
                      result, the others are progress notifications
@@ -80,6 +93,8 @@ class SystemConfig:
     on_409: str = "reinit"
     client_dedupe: bool = False
     priming: bool = True
+    priming_on_resume: bool = False
+    on_attached_stream: str = "take_over"
 
     def __post_init__(self) -> None:
         for f in fields(self):

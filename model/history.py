@@ -92,6 +92,13 @@ class Dropped(NamedTuple):
     new: bool                  # the dropped message had never been applied (a reused id)
 
 
+class Primed(NamedTuple):
+    """A priming event (an id, no data) reached the client, which takes it as its cursor."""
+
+    client: int
+    wire: WireId
+
+
 class StreamStalled(NamedTuple):
     """The client's stream carries nothing and never will while the client is owed messages: a
     200 that yields no data (a stall). Recorded when an open stream becomes dead (at admission

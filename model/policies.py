@@ -162,6 +162,18 @@ def sdk(request: ResumeRequest, view: ServerView) -> Decision:
     return admit(Effect.EMPTY_CLOSE, "event store does not know E: empty stream, then close")
 
 
+def sdk_typescript(request: ResumeRequest, view: ServerView) -> Decision:
+    """The MCP TypeScript SDK's transport with its example event store: the same lookups as the
+    Python SDK, but a cursor the store does not know gets 200 and a stream held open under an
+    empty stream id, attached to nothing: no event of S will ever arrive on it (seen in
+    conformance and differential testing against @modelcontextprotocol/sdk 1.32)."""
+    decision = sdk(request, view)
+    if decision.effect is Effect.EMPTY_CLOSE:
+        return admit(Effect.DETACHED, "example store does not know E: 200, held open on no "
+                     "stream")
+    return decision
+
+
 POLICIES: Dict[str, GateFunction] = {
     "naive": naive,
     "range": range_only,
@@ -170,6 +182,16 @@ POLICIES: Dict[str, GateFunction] = {
     "strict": strict,
     "sdk": sdk,
 }
+
+
+#: Gates of real implementations other than the compared policies: named like a policy
+#: wherever one is accepted (scripts, the explorer, verification spaces, the conformance
+#: harness), never part of the default comparison.
+IMPLEMENTATIONS: Dict[str, GateFunction] = {
+    "sdk-typescript": sdk_typescript,
+}
+#: every gate that has a name
+NAMED_GATES: Dict[str, GateFunction] = {**POLICIES, **IMPLEMENTATIONS}
 
 
 class Gate(NamedTuple):
@@ -182,9 +204,9 @@ class Gate(NamedTuple):
 def unknown_policy(name: str) -> Optional[str]:
     """None when `name` names a policy, else the one line saying it does not, with the valid
     names: the one wording of this check wherever a policy is named (CLI, configs, specs)."""
-    if name in POLICIES:
+    if name in NAMED_GATES:
         return None
-    return f"unknown policy {name!r}; valid: {', '.join(POLICIES)}"
+    return f"unknown policy {name!r}; valid: {', '.join(NAMED_GATES)}"
 
 
 def resolve_gate(policy: Union[str, GateFunction, Gate]) -> Gate:
@@ -196,12 +218,12 @@ def resolve_gate(policy: Union[str, GateFunction, Gate]) -> Gate:
         problem = unknown_policy(policy)
         if problem is not None:
             raise ValueError(problem)
-        return Gate(policy, POLICIES[policy])
+        return Gate(policy, NAMED_GATES[policy])
     if callable(policy):
         name = getattr(policy, "__qualname__", None) or repr(policy)
         module = getattr(policy, "__module__", None)
         return Gate(f"{module}:{name}" if module else name, policy)
-    raise ValueError(f"a policy must be a name ({', '.join(POLICIES)}) or a callable, "
+    raise ValueError(f"a policy must be a name ({', '.join(NAMED_GATES)}) or a callable, "
                      f"got {type(policy).__name__}")
 
 

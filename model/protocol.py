@@ -44,6 +44,9 @@ class Effect(str, Enum):
     CLAMPED = "clamped"          # E treated as the high-water mark: nothing replayed, then live
     GAP = "gap"                  # leading gap event naming the floor, then replay from the floor
     FOREIGN = "foreign"          # replay after E in the stream of another session
+    DETACHED = "detached"        # 200, nothing replayed, held open on no stream of S: nothing
+    #                              ever arrives (the TypeScript SDK, for a cursor its example
+    #                              store does not know)
     REJECTED = "rejected"
 
     def __str__(self) -> str:  # pragma: no cover - cosmetic

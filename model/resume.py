@@ -27,6 +27,7 @@ from .observe import build_view, lookup
 from .policies import Gate, decide
 from .protocol import Code, Decision, Effect, ResumeRequest
 from .state import (
+    DETACHED_STREAM,
     Buffer,
     Client,
     Cursor,
@@ -41,6 +42,7 @@ from .state import (
     holder,
     owner_of,
     replace_at,
+    set_orphan,
     tget,
     tset,
     visible_buffers,
@@ -132,7 +134,7 @@ def _replayed(state: State, config: SystemConfig, instance: int, token: int,
     """The events an admitted stream starts with. The effect says which kind of replay the gate
     chose; what is replayed follows the deployment's lookup (an event-id keyed store follows E
     into whichever stream holds it)."""
-    if effect in (Effect.EMPTY, Effect.EMPTY_CLOSE, Effect.CLAMPED):
+    if effect in (Effect.EMPTY, Effect.EMPTY_CLOSE, Effect.CLAMPED, Effect.DETACHED):
         return ()
     buffer = buffer_of(state, config, instance, token)
     if effect in (Effect.FROM_HEAD, Effect.GAP):
@@ -189,10 +191,12 @@ NO_CURSOR_ADMISSION = "no_cursor"
 
 
 def _admit(state: State, config: SystemConfig, c: int, instance: int,
-           decision: Decision, view) -> Tuple[Client, Tuple[Item, ...], list]:
+           decision: Decision, view, replay_only: bool) -> Tuple[Client, Tuple[Item, ...], list]:
     """Open the admitted stream with its replay (whether it is dead is judged after every
     transition, in `model.transitions.apply`). A 200 that closes at once with nothing while the
-    client is owed messages is a stall here and now: the client gets no data and asks again."""
+    client is owed messages is a stall here and now: the client gets no data and asks again.
+    `replay_only`: an earlier connection still holds S's stream, so this one carries the
+    replay and ends (on_attached_stream "replay_then_close")."""
     client = state.clients[c]
     token, cursor = client.token, client.cursor
     assert token is not None
@@ -204,16 +208,19 @@ def _admit(state: State, config: SystemConfig, c: int, instance: int,
         floor = buffer.floor if buffer is not None else None
         client, event = tell_gap(state, client, floor.wire if floor else None, floor)
         after.append(event)
-    if decision.effect is Effect.EMPTY_CLOSE:
+    if decision.effect is Effect.EMPTY_CLOSE or (replay_only and not items):
         after.append(StreamClosed(client.ident, instance, "server_close", 0))
-        if not items and owes(config, client):
+        # An empty close because another connection holds S's stream is no stall: the work
+        # goes on, that stream ends with the call's result, and the next resumption replays.
+        if decision.effect is Effect.EMPTY_CLOSE and not items and owes(config, client):
             after.append(StreamStalled(client.ident, instance, token, "empty_close"))
         return client._replace(phase="idle", stream=None, inflight=()), (), after
     truth = cursor.truth if cursor is not None else None
     admission = NO_CURSOR_ADMISSION if cursor is None else decision.effect.value
-    stream = Stream(instance, token, "resume", truth.generation if truth else None,
+    attached = DETACHED_STREAM if decision.effect is Effect.DETACHED or replay_only else token
+    stream = Stream(instance, attached, "resume", truth.generation if truth else None,
                     view.generation, _foreign(state, config, instance, cursor, token), 0,
-                    admission)
+                    admission, False, replay_only)
     return client._replace(phase="open", stream=stream, inflight=items), items, after
 
 
@@ -229,6 +236,19 @@ def _foreign(state: State, config: SystemConfig, instance: int, cursor, token: i
         return True
     entries = buffer.entries + ((buffer.floor,) if buffer.floor is not None else ())
     return not any(e.wire == cursor.wire and e.truth.token == token for e in entries)
+
+
+def _prime_resumed(state: State, config: SystemConfig, instance: int, token: int,
+                   client: Client) -> Tuple[State, Client]:
+    """The priming event a resumed stream carries after its replay (priming_on_resume): buffered
+    like any event and queued behind the replay, so the client takes it as its cursor once it
+    has applied the replay."""
+    live = tget(state.instances[instance].sessions, token)
+    if live is None or client.phase != "open":
+        return state, client
+    state, entry, _ = record_event(state, config, instance, token, live, PRIMING)
+    return state, client._replace(inflight=client.inflight + (Item(entry.wire, entry.truth,
+                                                                   "replay"),))
 
 
 def reconnect(state: State, config: SystemConfig, gate: Gate, c: int,
@@ -251,7 +271,15 @@ def reconnect(state: State, config: SystemConfig, gate: Gate, c: int,
                                 tget(state.registry, token).work_start))
     items: Tuple[Item, ...] = ()
     if decision.admitted:
-        client, items, after = _admit(state, config, c, instance, decision, view)
+        live = tget(state.instances[instance].sessions, token)
+        attached = live is not None and live.orphan
+        replay_only = attached and config.on_attached_stream == "replay_then_close" and \
+            decision.effect in (Effect.REPLAY, Effect.FOREIGN)
+        if attached and config.on_attached_stream == "take_over":
+            state = set_orphan(state, instance, token, False)   # the old connection is closed
+        client, items, after = _admit(state, config, c, instance, decision, view, replay_only)
+        if config.priming_on_resume and decision.effect is Effect.REPLAY and not replay_only:
+            state, client = _prime_resumed(state, config, instance, token, client)
     else:
         client, after = _react(state, config, c, instance, decision)
     presented = state.clients[c].cursor

@@ -102,6 +102,8 @@ class LiveSession(NamedTuple):
     generation: int
     next_msg: int
     seq: int
+    orphan: bool = False     # the process still writes this session's stream into a connection
+    #                          whose client is gone (half-open); cleared when that stream ends
 
 
 class Instance(NamedTuple):
@@ -128,6 +130,8 @@ class Stream(NamedTuple):
     #                              Last-Event-ID) or the admitting decision's effect
     stalled: bool = False        # it has been found dead (nothing can ever arrive on it while
     #                              the client is owed messages); deadness is stable while open
+    ends_when_drained: bool = False  # the server closes it once its replay is delivered (it
+    #                              carries no live events: another connection holds the stream)
 
 
 class Item(NamedTuple):
@@ -221,6 +225,18 @@ def holder(state: State, config: SystemConfig, token: int) -> Optional[int]:
 #: The buffer key every session shares when streams are keyed by JSON-RPC request id (tokens
 #: start at 1, so it names no session).
 SHARED_STREAM = 0
+#: Stream.token of a stream attached to no session's stream (Effect.DETACHED): no emit ever
+#: reaches it
+DETACHED_STREAM = -1
+
+
+def set_orphan(state: State, instance: int, token: int, orphan: bool) -> State:
+    """`instance`'s live session `token` with its orphan flag set (it must hold the session)."""
+    inst = state.instances[instance]
+    live = tget(inst.sessions, token)
+    assert live is not None
+    inst = inst._replace(sessions=tset(inst.sessions, token, live._replace(orphan=orphan)))
+    return state._replace(instances=replace_at(state.instances, instance, inst))
 
 
 def buffer_key(config: SystemConfig, token: int) -> int:

@@ -19,6 +19,7 @@ from .actions import (
     Emit,
     Evict,
     ForeignCursor,
+    HalfOpen,
     IdleTimeout,
     Init,
     Persist,
@@ -35,6 +36,7 @@ from .client_side import (
     deliver,
     depart,
     foreign_cursor,
+    half_open,
     persist,
 )
 from .config import SystemConfig
@@ -50,6 +52,7 @@ from .state import (
     State,
     holder,
     replace_at,
+    set_orphan,
     slot_of,
     tdel,
     tget,
@@ -72,6 +75,8 @@ def emit(state: State, config: SystemConfig, token: int) -> Tuple[State, list]:
     live = tget(state.instances[h].sessions, token)
     msg = live.next_msg
     state, entry, dropped = record_event(state, config, h, token, live, msg)
+    if live.orphan and config.is_result(msg):   # the call's stream, held by a dead
+        state = set_orphan(state, h, token, False)  # connection, ends with its result
     clients, live_to = list(state.clients), []
     for c, client in enumerate(clients):
         stream = client.stream
@@ -238,6 +243,8 @@ def transition(state: State, config: SystemConfig, gate: Gate, action) -> Tuple[
             return persist(state, config, c)
         case Disconnect(client=c):
             return close_stream(state, c, "network")
+        case HalfOpen(client=c):
+            return half_open(state, config, c)
         case IdleTimeout(client=c):
             return close_stream(state, c, "idle_timeout")
         case ClientRestart(client=c):

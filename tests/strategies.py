@@ -2,7 +2,13 @@
 from hypothesis import strategies as st
 
 from model import SystemConfig
-from model.config import EVENT_ID_SCHEMES, KEYINGS, LB_KINDS, PLACEMENTS
+from model.config import (
+    ATTACHED_STREAM_REACTIONS,
+    EVENT_ID_SCHEMES,
+    KEYINGS,
+    LB_KINDS,
+    PLACEMENTS,
+)
 from model.protocol import ResumeRequest
 from model.view import NO_CURSOR, POSITIONS, BufferView, CursorView, ServerView
 
@@ -18,7 +24,9 @@ def configs(max_instances: int = 2, max_clients: int = 2):
         buffer_keying=st.sampled_from(KEYINGS), buffer_capacity=st.integers(1, 4),
         event_ids=st.sampled_from(EVENT_ID_SCHEMES), lb=st.sampled_from(LB_KINDS),
         on_404=st.sampled_from(["reinit", "fail"]), on_409=st.sampled_from(["reinit", "fail"]),
-        client_dedupe=st.booleans(), priming=st.booleans())
+        client_dedupe=st.booleans(), priming=st.booleans(),
+        priming_on_resume=st.booleans(),
+        on_attached_stream=st.sampled_from(ATTACHED_STREAM_REACTIONS))
 
 
 @st.composite

@@ -1,6 +1,8 @@
-"""Model vs reality: every conformance case against the real MCP Python SDK (and the SDK behind
-StrictResumptionGuard), two instances behind a real nginx for the load-balanced cases. The model's
-`sdk` policy must predict the plain SDK and its `strict` policy the guarded one, on every case."""
+"""Model vs reality: every conformance case against the real MCP Python SDK, the SDK behind
+StrictResumptionGuard and the TypeScript SDK, two instances behind a real nginx for the
+load-balanced cases; then every differential finding's sequence in lockstep. The model's `sdk`
+policy must predict the plain Python SDK, `strict` the guarded one and `sdk-typescript` the
+TypeScript SDK, on every case, or the difference must be a documented server defect."""
 import json
 import subprocess
 import sys
@@ -11,15 +13,17 @@ from conformance_support import require_conformance
 
 from simulations.cli import main
 from simulations.conformance.cases import CASES
+from simulations.conformance.differential.findings import FINDINGS
 from simulations.conformance.outcome import Outcome
 
 ROOT = Path(__file__).resolve().parent.parent
+SERVERS = ("sdk", "guard", "ts")
 
 
 @pytest.fixture(scope="module")
 def real_run(tmp_path_factory):
     """One run of the CLI over every case and server, as a user would start it."""
-    require_conformance(need_nginx=True)
+    require_conformance(need_nginx=True, servers=SERVERS)
     out = tmp_path_factory.mktemp("conformance")
     proc = subprocess.run([sys.executable, "-m", "simulations", "conformance", "--json",
                            "--out", str(out), "--logs", str(out / "logs")],
@@ -31,11 +35,21 @@ def test_model_and_reality_agree_on_every_case(real_run):
     proc, out = real_run
     rows = json.loads(proc.stdout)["rows"]
     disagreements = [f"{r['case']}/{r['server']}: {r['differences']} ({r['evidence']})"
-                     for r in rows if not r["agree"]]
+                     for r in rows if not r["settled"]]
     assert disagreements == [], "\n".join(disagreements)
     assert {(r["case"], r["server"]) for r in rows} == \
-        {(c, s) for c in CASES for s in ("sdk", "guard")}
+        {(c, s) for c in CASES for s in SERVERS}
+    explained = {(r["case"], r["server"]) for r in rows if not r["agree"]}
+    assert explained <= {(c, s) for c in CASES for s in CASES[c].defects}
+    assert all(r["agree"] for r in rows if r["server"] != "ts")
     assert proc.returncode == 0, proc.stderr
+
+
+def test_every_differential_finding_replays_in_agreement(real_run):
+    findings = json.loads(real_run[0].stdout)["findings"]
+    assert {(f["finding"], f["server"]) for f in findings} == \
+        {(name, s) for name, f in FINDINGS.items() for s in f.servers}
+    assert [f for f in findings if not f["agree"]] == []
 
 
 def test_the_real_sdk_shows_what_the_model_says_it_does(real_run):
@@ -49,12 +63,15 @@ def test_the_real_sdk_shows_what_the_model_says_it_does(real_run):
     assert real[("restart_then_resume", "sdk")]["client"] == "gave_up"
     assert real[("evicted_cursor", "guard")]["code"] == "replay_gap"
     assert real[("foreign_cursor", "guard")]["status"] == 400
+    assert real[("foreign_cursor", "ts")]["stream"] == "empty"      # open, attached to nothing
+    assert real[("evicted_cursor_sdk_client", "ts")]["client"] == "stalled"
 
 
 def test_the_results_folder_has_the_table_and_a_manifest(real_run):
     _, out = real_run
     text = (out / "CONFORMANCE.md").read_text()
-    assert f"{2 * len(CASES)} of {2 * len(CASES)} rows agree" in text
+    assert f"of {3 * len(CASES)} cells agree" in text
+    assert "## Differential findings" in text and "half_open_resume_python" in text
     manifest = json.loads((out / "manifest.json").read_text())
     assert manifest["config"]["versions"]["mcp"] == "2.3.0"
     assert manifest["config"]["cases"] == list(CASES)
@@ -63,8 +80,9 @@ def test_the_results_folder_has_the_table_and_a_manifest(real_run):
 def test_predictions_need_only_the_model(capsys):
     assert main(["conformance", "--predict-only", "--json", "--case", "foreign_cursor"]) == 0
     rows = json.loads(capsys.readouterr().out)
-    assert {r["server"]: r["model"]["code"] for r in rows} == \
-        {"sdk": "ok", "guard": "cursor_session_mismatch"}
+    assert {r["server"]: (r["model"]["code"], r["model"]["stream"]) for r in rows} == \
+        {"sdk": ("ok", "foreign"), "guard": ("cursor_session_mismatch", "rejected"),
+         "ts": ("ok", "empty")}
 
 
 def test_a_disagreement_is_a_row_that_says_no_and_a_nonzero_exit(monkeypatch, tmp_path, capsys):
@@ -76,8 +94,8 @@ def test_a_disagreement_is_a_row_that_says_no_and_a_nonzero_exit(monkeypatch, tm
     code = main(["conformance", "--case", "unknown_session", "--server", "sdk",
                  "--out", str(tmp_path), "--logs", str(tmp_path / "logs")])
     assert code == 1
-    assert "| unknown_session | sdk |" in (tmp_path / "CONFORMANCE.md").read_text()
-    assert "| NO |" in (tmp_path / "CONFORMANCE.md").read_text()
+    text = (tmp_path / "CONFORMANCE.md").read_text()
+    assert "| unknown_session | raw / direct | NO: real 200 ok / empty, model 404 " in text
     assert "status: model 404, real 200" in capsys.readouterr().out
 
 
@@ -112,9 +130,9 @@ def test_the_committed_results_still_say_what_the_model_predicts():
     from simulations.conformance.predict import predict
     from simulations.conformance.report import load_rows
     rows = load_rows(ROOT / "results" / "conformance")
-    assert all(r.agree for r in rows)
+    assert all(r.settled for r in rows)
     assert {(r.case, r.server): r.model for r in rows} == \
-        {(c, s): predict(CASES[c], s) for c in CASES for s in ("sdk", "guard")}
+        {(c, s): predict(CASES[c], s) for c in CASES for s in SERVERS}
 
 
 def test_the_readme_shows_the_committed_table():

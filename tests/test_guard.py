@@ -167,11 +167,21 @@ def test_a_cursor_from_another_incarnation_is_refused():
     other_generation = str(tagged._replace(incarnation=8))
     status, _, body = _resume(app, session, other_generation)
     assert (status, body["error"]["data"]["code"]) == (409, "generation_mismatch")
-    unknown_key = str(tagged._replace(key="f" * 16))
-    status, _, body = _resume(app, session, unknown_key)
-    assert (status, body["error"]["data"]["code"]) == (409, "cursor_unverifiable")
     status, _, body = _resume(app, session, "not-a-guard-id")
     assert (status, body["error"]["data"]["code"]) == (409, "cursor_unverifiable")
+
+
+def test_a_cursor_another_process_minted_is_foreign_not_unverifiable():
+    """Regression (differential finding foreign_cursor_from_another_instance): an id under a
+    key this process never minted was still not issued on S (keys are random and unique), so
+    the guard answers 400 cursor_session_mismatch, as the model's strict does with tagged ids,
+    whichever process minted it."""
+    app, _ = _guarded()
+    session, _ = _open(app)
+    ids = _emit(app, session, "1", 2)
+    minted_elsewhere = str(_guard_package().TaggedId.parse(ids[-1])._replace(key="f" * 16))
+    status, _, body = _resume(app, session, minted_elsewhere)
+    assert (status, body["error"]["data"]["code"]) == (400, "cursor_session_mismatch")
 
 
 def test_a_cursor_above_the_high_water_mark_is_never_clamped():

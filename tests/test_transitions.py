@@ -38,7 +38,7 @@ class TransitionMachine(RuleBasedStateMachine):
     """Random programs of enabled actions under a random configuration and gate."""
 
     @initialize(config=configs(), gate=st.sampled_from(["strict", "naive", "range", "generation",
-                                                        "provenance", "sdk"]))
+                                                        "provenance", "sdk", "sdk-typescript"]))
     def start(self, config, gate):
         self.config, self.gate = config, gate
         self.state = initial_state(config)

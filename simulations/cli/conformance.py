@@ -1,5 +1,6 @@
-"""`python -m simulations conformance`: the model's predictions beside what the real MCP SDK
-(and the SDK behind StrictResumptionGuard) did, case by case."""
+"""`python -m simulations conformance`: the model's predictions beside what real MCP servers
+(the Python SDK, the Python SDK behind StrictResumptionGuard, the TypeScript SDK) did, case by
+case; with --differential, random action sequences run in lockstep on the model and on them."""
 from __future__ import annotations
 
 import argparse
@@ -8,6 +9,8 @@ import sys
 from pathlib import Path
 
 from ..conformance.cases import CASES
+from ..conformance.differential.findings import FINDINGS
+from ..conformance.differential.scope import SCOPE
 from ..conformance.outcome import Outcome
 from ..conformance.predict import DEFAULT_SERVERS, DEPLOYMENTS
 from ..inputs import check_folder_out
@@ -17,38 +20,74 @@ from .errors import UsageError
 
 def add_parser(verbs) -> None:
     p = verbs.add_parser(
-        "conformance", help="check the model against the real MCP Python SDK behind nginx",
-        description="Start real MCP SDK servers (uvicorn on 127.0.0.1, two behind nginx), drive "
-                    "each case with raw HTTP or the SDK's own client, and print the model's "
-                    "prediction beside what the real system did. Needs the 'conformance' "
-                    "extra and nginx. Exit status 0: every row agrees; 1: a row disagrees or "
-                    "could not be run; 2: bad arguments or missing requirements.")
-    p.add_argument("--case", action="append", choices=list(CASES), metavar="CASE",
-                   help=f"run only this case (repeatable); one of: {', '.join(CASES)}")
+        "conformance", help="check the model against real MCP servers (Python and TypeScript "
+                            "SDKs, the guard), case by case or by differential testing",
+        description="Start real MCP servers (uvicorn or node on 127.0.0.1, two behind nginx "
+                    "where a case needs a load balancer), drive each case with raw HTTP or the "
+                    "SDK's own client, and print the model's prediction beside what the real "
+                    "system did; then replay each differential finding's sequence. With "
+                    "--differential, run random action sequences (Hypothesis) in lockstep on "
+                    "the model and on a two-instance fleet, comparing every answer, stream and "
+                    "cursor. Needs the 'conformance' extra, nginx, and Node with npm ci in "
+                    "simulations/conformance/ts for the TypeScript SDK. Exit status 0: every "
+                    "row agrees (or its difference is a documented server defect); 1: a row or "
+                    "sequence disagrees or could not be run; 2: bad arguments or missing "
+                    "requirements.")
+    names = list(CASES) + list(FINDINGS)
+    p.add_argument("--case", action="append", choices=names, metavar="CASE",
+                   help=f"run only this case or finding (repeatable); one of: {', '.join(names)}")
     p.add_argument("--server", action="append", choices=list(DEPLOYMENTS),
                    help="run only against this server: 'sdk' (the Python SDK with its "
                         "example-style store, model policy sdk), 'guard' (the Python SDK behind "
                         "StrictResumptionGuard, model policy strict) or 'ts' (the TypeScript "
-                        "SDK with its example store, needs Node and npm ci in "
-                        "simulations/conformance/ts; not run by default yet); repeatable")
+                        "SDK with its example store, model gate sdk-typescript; needs Node and "
+                        "npm ci in simulations/conformance/ts); repeatable; default: all three")
     p.add_argument("--predict-only", action="store_true",
                    help="print the model's predictions only (needs neither the extra nor nginx)")
-    p.add_argument("--json", action="store_true", help="print the rows as JSON")
+    p.add_argument("--differential", action="store_true",
+                   help="run random action sequences in lockstep on the model and the servers")
+    p.add_argument("--examples", type=int, default=50, metavar="N",
+                   help="--differential: sequences per server, before shrinking (default 50)")
+    p.add_argument("--seed", type=int, default=0, metavar="S",
+                   help="--differential: the seed of the sequences (default 0)")
+    p.add_argument("--steps", type=int, default=SCOPE["steps"], metavar="N",
+                   help=f"--differential: steps per sequence at most (default {SCOPE['steps']})")
+    p.add_argument("--json", action="store_true", help="print the rows (or runs) as JSON")
     p.add_argument("--out", type=Path, metavar="DIR",
-                   help="also write DIR/conformance.json, DIR/CONFORMANCE.md and a manifest")
+                   help="also write the results (JSON, a Markdown table, a manifest) to DIR")
     p.add_argument("--logs", type=Path, metavar="DIR",
                    help="keep every process's log under DIR (default: a temporary folder, "
-                        "removed when every row agrees)")
+                        "removed when everything agrees)")
     p.set_defaults(handler=run)
+
+
+def _check(args: argparse.Namespace) -> None:
+    """Every argument problem, before any process starts."""
+    for flag, path in (("--out", args.out), ("--logs", args.logs)):
+        if path is not None:
+            checked(check_folder_out, path, flag)
+    if args.differential:
+        if args.case or args.predict_only:
+            raise UsageError("--differential runs random sequences: it takes neither --case "
+                             "nor --predict-only")
+        for flag, value, low in (("--examples", args.examples, 1), ("--steps", args.steps, 1),
+                                 ("--seed", args.seed, 0)):
+            if value < low:
+                raise UsageError(f"{flag} must be >= {low}, got {value}")
+    else:
+        for flag, value, default in (("--examples", args.examples, 50), ("--seed", args.seed, 0),
+                                     ("--steps", args.steps, SCOPE["steps"])):
+            if value != default:
+                raise UsageError(f"{flag} needs --differential")
 
 
 def run(args: argparse.Namespace) -> int:
     from ..conformance import harness
-    cases = args.case or list(CASES)
+    _check(args)
     servers = args.server or list(DEFAULT_SERVERS)
-    for flag, path in (("--out", args.out), ("--logs", args.logs)):
-        if path is not None:
-            checked(check_folder_out, path, flag)
+    chosen = args.case or list(CASES) + list(FINDINGS)
+    cases = [c for c in chosen if c in CASES]
+    findings = [f for f in chosen if f in FINDINGS]
     if args.predict_only:
         rows = harness.predictions(cases, servers)
         if args.json:
@@ -61,27 +100,71 @@ def run(args: argparse.Namespace) -> int:
     missing = harness.missing_requirements(servers)
     if missing:
         raise UsageError("conformance needs: " + "; ".join(missing))
+    if args.differential:
+        return _differential(args, servers)
 
     def progress(row) -> None:
         if not args.json:
-            mark = "agree" if row.agree else "DISAGREE"
+            mark = "agree" if row.agree else "explained" if row.settled else "DISAGREE"
             print(f"  {row.case} / {row.server}: {mark} ({row.seconds:.1f} s)", file=sys.stderr,
                   flush=True)
 
-    rows = harness.run_all(cases, servers, args.logs, progress)
+    rows, replays = harness.run_all(cases, servers, args.logs, progress, findings)
     env = harness.environment()
     if args.json:
-        print(json.dumps({"environment": env, "rows": [r.as_dict() for r in rows]}, indent=2))
+        print(json.dumps({"environment": env, "rows": [r.as_dict() for r in rows],
+                          "findings": [r.as_dict() for r in replays]}, indent=2))
     else:
-        print(harness.table(rows))
-        print()
-        print(harness.details(rows))
-        agree = sum(r.agree for r in rows)
-        print(f"\n{agree} of {len(rows)} rows agree; "
+        if rows:
+            print(harness.table(rows))
+            print()
+            print(harness.details(rows))
+        if replays:
+            print()
+            print(harness.findings_table(replays))
+        settled = sum(r.settled for r in rows)
+        print(f"\n{settled} of {len(rows)} rows agree or are explained; "
+              f"{sum(r.agree for r in replays)} of {len(replays)} findings replay in agreement; "
               + ", ".join(f"{k} {v}" for k, v in env.items()))
     if args.out is not None:
         from ..conformance.report import write_results
-        write_results(args.out, rows, env, cases, servers)
+        write_results(args.out, rows, env, cases, servers, replays)
         if not args.json:
             print(f"wrote {args.out / 'CONFORMANCE.md'}")
-    return 0 if all(r.agree for r in rows) else 1
+    ok = all(r.settled for r in rows) and all(r.agree for r in replays)
+    return 0 if ok else 1
+
+
+def _differential(args: argparse.Namespace, servers) -> int:
+    from ..conformance.differential.machine import run_differential
+    from ..conformance.harness import environment
+    runs = []
+    for server in servers:
+        def progress(sequences: int, steps: int, server=server) -> None:
+            if not args.json and sequences % 10 == 0:
+                print(f"  {server}: {sequences} sequences, {steps} steps", file=sys.stderr,
+                      flush=True)
+        logs = args.logs / server if args.logs is not None else None
+        summary = run_differential(server, args.examples, args.seed, {"steps": args.steps},
+                                   logs, progress)
+        runs.append(summary)
+        if not args.json:
+            print(_run_line(summary))
+            for found in summary["disagreements"]:
+                print(f"    {found['kind']}: {found['what']}\n      sequence: "
+                      + "; ".join(found["sequence"]))
+    if args.json:
+        print(json.dumps(runs, indent=2))
+    if args.out is not None:
+        from ..conformance.report import write_differential
+        write_differential(args.out, runs, environment())
+        if not args.json:
+            print(f"wrote {args.out / 'DIFFERENTIAL.md'}")
+    return 0 if not any(r["disagreements"] for r in runs) else 1
+
+
+def _run_line(summary) -> str:
+    found = len(summary["disagreements"])
+    return (f"{summary['server']} (model: {summary['policy']}): {summary['sequences']} "
+            f"sequences, {summary['steps']} steps in {summary['seconds']} s, "
+            f"{found} disagreement{'s' if found != 1 else ''}")

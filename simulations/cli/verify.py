@@ -5,7 +5,7 @@ import argparse
 import json
 from pathlib import Path
 
-from model import POLICIES, ConfigError
+from model import NAMED_GATES, POLICIES, ConfigError
 
 from ..inputs import InputFileError, check_out
 from ..sweep.execute import check_scheduler
@@ -70,7 +70,7 @@ def run(args: argparse.Namespace) -> int:
     except ConfigError as exc:
         raise UsageError(f"bad space {args.space}: {exc}") from exc
     for gate in space.gates:
-        if gate not in POLICIES:
+        if gate not in NAMED_GATES:
             user_gate(gate, f"space {args.space}: ")
     if args.workers < 1:
         raise UsageError("--workers must be >= 1")

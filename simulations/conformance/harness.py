@@ -13,17 +13,21 @@ import tempfile
 import time
 from importlib import metadata
 from pathlib import Path
-from typing import Callable, Dict, Iterable, List, NamedTuple, Optional
+from typing import Callable, Dict, Iterable, List, NamedTuple, Optional, Tuple
 
 from ..render import markdown
 from .cases import CASES, Case
+from .differential.findings import FINDINGS, FindingRow
 from .outcome import Outcome
 from .predict import DEPLOYMENTS, predict
 
 SERVERS = tuple(DEPLOYMENTS)       # "sdk", "guard" (the Python SDK), "ts" (the TypeScript SDK)
+SERVER_COLUMNS = {"sdk": "Python SDK (model: sdk)", "guard": "guard (model: strict)",
+                  "ts": "TypeScript SDK (model: sdk-typescript)"}
 SERVER_TITLES = {"sdk": "MCP Python SDK + bounded example-style store (model: sdk)",
                  "guard": "MCP Python SDK behind StrictResumptionGuard (model: strict)",
-                 "ts": "MCP TypeScript SDK + its example in-memory store, bounded (model: sdk)"}
+                 "ts": "MCP TypeScript SDK + its example in-memory store, bounded "
+                       "(model: sdk-typescript)"}
 
 
 class Row(NamedTuple):
@@ -38,17 +42,25 @@ class Row(NamedTuple):
     evidence: str
     note: str
     seconds: float
+    explained: str = ""      # the real server's documented defect behind a disagreement
+
+    @property
+    def settled(self) -> bool:
+        """The row agrees, or its difference is a documented defect of the real server."""
+        return self.agree or bool(self.explained)
 
     @staticmethod
     def from_dict(data: Dict) -> "Row":
         """A row as `as_dict` wrote it (conformance.json)."""
         fields = dict(data)
+        fields.pop("settled", None)
         fields["model"] = Outcome(**fields["model"])
         fields["real"] = Outcome(**fields["real"]) if fields["real"] is not None else None
         return Row(**fields)
 
     def as_dict(self) -> Dict[str, object]:
         out = dict(self._asdict())
+        out["settled"] = self.settled
         out["model"] = self.model.as_dict()
         out["real"] = self.real.as_dict() if self.real is not None else None
         return out
@@ -97,16 +109,23 @@ def run_case(case: Case, server: str, workdir: Path) -> Row:
         except Exception as exc:   # a failed case is a row that says so; the others still run
             evidence = f"harness error: {type(exc).__name__}: {exc}"
     differences = model.differences(real) if real is not None else ["no real outcome"]
+    explained = case.defects.get(server, "") if differences and real is not None else ""
     return Row(case.name, server, case.driver, case.topology, model, real, not differences,
-               differences, evidence, case.note, round(time.monotonic() - started, 2))
+               differences, evidence, case.note, round(time.monotonic() - started, 2),
+               explained)
 
 
 def run_all(cases: Iterable[str], servers: Iterable[str], workdir: Optional[Path] = None,
-            progress: Optional[Callable[[Row], None]] = None) -> List[Row]:
-    """Every (case, server) pair, in order; logs of every process under `workdir`."""
+            progress: Optional[Callable[[Row], None]] = None,
+            findings: Iterable[str] = ()) -> Tuple[List[Row], List[FindingRow]]:
+    """Every (case, server) pair, in order, then every finding's sequence on each server it
+    showed on; logs of every process under `workdir`."""
+    from .differential.findings import run_findings
+    servers = list(servers)
     own = workdir is None
     root = Path(tempfile.mkdtemp(prefix="mcp-conformance-")) if own else Path(workdir)
-    rows = []
+    rows: List[Row] = []
+    replays: List[FindingRow] = []
     try:
         for name in cases:
             for server in servers:
@@ -114,10 +133,11 @@ def run_all(cases: Iterable[str], servers: Iterable[str], workdir: Optional[Path
                 rows.append(row)
                 if progress is not None:
                     progress(row)
+        replays = run_findings(findings, servers, root / "findings")
     finally:
-        if own and all(r.agree for r in rows):
+        if own and all(r.settled for r in rows) and all(r.agree for r in replays):
             shutil.rmtree(root, ignore_errors=True)
-    return rows
+    return rows, replays
 
 
 def environment() -> Dict[str, str]:
@@ -127,6 +147,7 @@ def environment() -> Dict[str, str]:
             versions[name] = metadata.version(name)
         except metadata.PackageNotFoundError:
             versions[name] = "not installed"
+    versions["node"], versions["@modelcontextprotocol/sdk"] = _node_versions()
     try:
         from .nginx import nginx_binary
         out = subprocess.run([nginx_binary(), "-v"], capture_output=True, text=True, timeout=10)
@@ -134,6 +155,24 @@ def environment() -> Dict[str, str]:
     except (RuntimeError, OSError, subprocess.SubprocessError):
         versions["nginx"] = "not installed"
     return versions
+
+
+def _node_versions() -> Tuple[str, str]:
+    """Node's version and the installed TypeScript SDK's, or "not installed"."""
+    import json as _json
+
+    from .processes import TS_DIR
+    try:
+        node = subprocess.run(["node", "--version"], capture_output=True, text=True,
+                              timeout=10).stdout.strip().lstrip("v") or "not installed"
+    except (OSError, subprocess.SubprocessError):
+        node = "not installed"
+    package = TS_DIR / "node_modules" / "@modelcontextprotocol" / "sdk" / "package.json"
+    try:
+        sdk = _json.loads(package.read_text())["version"]
+    except (OSError, ValueError, KeyError):
+        sdk = "not installed"
+    return node, sdk
 
 
 def describe(outcome: Optional[Outcome]) -> str:
@@ -144,13 +183,29 @@ def describe(outcome: Optional[Outcome]) -> str:
     return f"{outcome.status} {outcome.code} / {outcome.stream}{client}"
 
 
+def verdict(row: Row) -> str:
+    """One row's cell: what the real server did and whether the model said so."""
+    if row.agree:
+        return f"{describe(row.real)}: agrees"
+    if row.explained:
+        return (f"{describe(row.real)}: differs, explained (server defect; model "
+                f"{describe(row.model)})")
+    return f"NO: real {describe(row.real)}, model {describe(row.model)}"
+
+
 def table(rows: List[Row]) -> str:
-    """The model-vs-reality table as Markdown."""
-    header = ["case", "server", "driver / topology", "model predicts", "real system did", "agree"]
-    return markdown(("", header, [[r.case, r.server, f"{r.driver} / {r.topology}",
-                                   describe(r.model), describe(r.real),
-                                   "yes" if r.agree else "NO"] for r in rows]),
-                    with_title=False)
+    """The model-vs-reality table as Markdown: a row per case, a column per server."""
+    servers = list(dict.fromkeys(r.server for r in rows))
+    by_case: Dict[str, Dict[str, Row]] = {}
+    for r in rows:
+        by_case.setdefault(r.case, {})[r.server] = r
+    header = ["case", "driver / topology"] + [SERVER_COLUMNS[s] for s in servers]
+    body = []
+    for case, cells in by_case.items():
+        first = next(iter(cells.values()))
+        body.append([case, f"{first.driver} / {first.topology}"]
+                    + [verdict(cells[s]) if s in cells else "-" for s in servers])
+    return markdown(("", header, body), with_title=False)
 
 
 def details(rows: List[Row]) -> str:
@@ -159,6 +214,24 @@ def details(rows: List[Row]) -> str:
         out.append(f"- **{r.case} / {r.server}** ({r.seconds:.1f} s): {r.evidence}")
         if r.differences and r.real is not None:
             out.append(f"  - differs: {'; '.join(r.differences)}")
+        if r.explained:
+            out.append(f"  - explained: {r.explained}")
         if r.note:
             out.append(f"  - note: {r.note}")
     return "\n".join(out)
+
+
+def findings_table(replays: List[FindingRow]) -> str:
+    """The differential findings as Markdown: each with its minimal sequence, what the model
+    said, what the real stack did, how it was resolved, and its replay against each server."""
+    header = ["finding", "minimal sequence", "the model said", "the real stack did",
+              "resolved by", "replayed today"]
+    body = []
+    for name in dict.fromkeys(r.finding for r in replays):
+        finding = FINDINGS[name]
+        today = "; ".join(f"{r.server}: {'agrees' if r.agree else 'NO: ' + r.detail}"
+                          for r in replays if r.finding == name)
+        body.append([f"{name}: {finding.title}", "; ".join(finding.lines()),
+                     finding.model_said, finding.real_did,
+                     f"{finding.resolution}: {finding.change}", today])
+    return markdown(("", header, body), with_title=False)

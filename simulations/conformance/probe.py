@@ -5,6 +5,12 @@ endpoints a server answers outside MCP, and the harness's own error."""
 STORED_PREFIX = "/_harness/stored/"
 #: GET <prefix><name> -> lets a tool call waiting on hold=<name> finish.
 RELEASE_PREFIX = "/_harness/release/"
+#: GET <prefix><tag> -> {"stored": n}: lets the `stepped` call tagged <tag> send its next message
+#: and answers once the event store holds it (n: messages of <tag> stored so far), or 504.
+STEP_PREFIX = "/_harness/step/"
+#: seconds a `stepped` call waits for its next step, and a step probe for its event to be stored
+STEP_LIMIT = 60.0
+STORE_WAIT = 5.0
 
 
 class HarnessError(RuntimeError):

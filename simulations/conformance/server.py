@@ -10,13 +10,20 @@ the events go on being stored), then returns "tag:done". The harness asks
 only once there is nothing left to emit (no timing guesses). With `hold`, the tool waits after
 the close until `GET /_harness/release/<hold>`, so the harness can interleave two sessions' calls
 at a fixed point.
+
+The differential tester drives a second tool, `stepped(tag, count)`, one message at a time: each
+`GET /_harness/step/<tag>` lets it send its next message ("tag:1".."tag:n", then the result
+"tag:done") and answers once the event store holds it, so the harness and the model agree on
+what exists after every step.
 """
 from __future__ import annotations
 
 import argparse
 import json
+import re
 import sys
-from typing import Dict, Set
+from collections import Counter
+from typing import Dict, Optional, Set
 
 import anyio
 from mcp.server.mcpserver import Context, MCPServer
@@ -24,9 +31,19 @@ from mcp.server.mcpserver import Context, MCPServer
 from mcp_resume_guard import StrictResumptionGuard
 
 from .event_store import BoundedEventStore
-from .probe import RELEASE_PREFIX, STORED_PREFIX
+from .probe import RELEASE_PREFIX, STEP_LIMIT, STEP_PREFIX, STORE_WAIT, STORED_PREFIX
 
 HOLD_LIMIT = 20.0
+#: a tool's label in a stored message: a notification's data "tag:n" or a result's "tag:done"
+LABEL = re.compile(r'"(?:data|text)":"([^":]+):(\d+|done)"')
+
+
+def label_tag(message) -> Optional[str]:
+    """The tag of the tool message `message` carries (None: not a tool's message)."""
+    if message is None:
+        return None
+    match = LABEL.search(message.model_dump_json(by_alias=True, exclude_none=True))
+    return match.group(1) if match else None
 
 
 class RecordingStore:
@@ -35,6 +52,7 @@ class RecordingStore:
     def __init__(self, inner) -> None:
         self.inner = inner
         self.results: Set[str] = set()
+        self.messages: Counter = Counter()     # tag -> tool messages stored
 
     async def store_event(self, stream_id, message):
         event_id = await self.inner.store_event(stream_id, message)
@@ -43,6 +61,9 @@ class RecordingStore:
             for part in text.split('"'):
                 if part.endswith(":done"):
                     self.results.add(part[:-len(":done")])
+        tag = label_tag(message)
+        if tag is not None:
+            self.messages[tag] += 1
         return event_id
 
     async def replay_events_after(self, last_event_id, send_callback):
@@ -73,6 +94,36 @@ def build_app(capacity: int, retry_ms: int, guard: bool, incarnation: int):
                         await release(hold).wait()
         return f"{tag}:done"
 
+    granted: Counter = Counter()       # tag -> messages the harness has let `stepped` send
+
+    async def granted_at_least(tag: str, n: int) -> bool:
+        with anyio.move_on_after(STEP_LIMIT):
+            while granted[tag] < n:
+                await anyio.sleep(0.002)
+            return True
+        return False
+
+    @server.tool()
+    async def stepped(tag: str, count: int, ctx: Context) -> str:
+        """Send "tag:1".."tag:count", then return "tag:done", each message only when the
+        harness grants it (GET /_harness/step/<tag>); give up after STEP_LIMIT s unattended."""
+        for i in range(1, count + 1):
+            if not await granted_at_least(tag, i):
+                return f"{tag}:abandoned"
+            await ctx.info(f"{tag}:{i}")
+        if not await granted_at_least(tag, count + 1):
+            return f"{tag}:abandoned"
+        return f"{tag}:done"
+
+    async def step(tag: str) -> Optional[int]:
+        """Grant `tag`'s next message and wait until the store holds it."""
+        granted[tag] += 1
+        with anyio.move_on_after(STORE_WAIT):
+            while store.messages[tag] < granted[tag]:
+                await anyio.sleep(0.002)
+            return store.messages[tag]
+        return None
+
     # Behind the guard, the example-style store is the deployment's own store the guard wraps.
     the_guard = StrictResumptionGuard(capacity=capacity, incarnation=incarnation,
                                       inner_store=BoundedEventStore(capacity + 1)) \
@@ -85,13 +136,18 @@ def build_app(capacity: int, retry_ms: int, guard: bool, incarnation: int):
 
     async def harness_app(scope, receive, send):
         path = scope.get("path", "") if scope["type"] == "http" else ""
-        if path.startswith((STORED_PREFIX, RELEASE_PREFIX)):
+        if path.startswith((STORED_PREFIX, RELEASE_PREFIX, STEP_PREFIX)):
+            status = 200
             if path.startswith(RELEASE_PREFIX):
                 release(path[len(RELEASE_PREFIX):]).set()
                 body = b'{"released": true}'
+            elif path.startswith(STEP_PREFIX):
+                stored = await step(path[len(STEP_PREFIX):])
+                status = 200 if stored is not None else 504
+                body = json.dumps({"stored": stored}).encode()
             else:
                 body = json.dumps({"stored": path[len(STORED_PREFIX):] in store.results}).encode()
-            await send({"type": "http.response.start", "status": 200,
+            await send({"type": "http.response.start", "status": status,
                         "headers": [(b"content-type", b"application/json")]})
             await send({"type": "http.response.body", "body": body})
             return

@@ -18,6 +18,7 @@ from model import (
     Disconnect,
     Evict,
     ForeignCursor,
+    HalfOpen,
     IdleTimeout,
     Init,
     Persist,
@@ -29,6 +30,7 @@ from model import (
 BUDGETED = {
     "restarts": Stop,            # an instance stops (after a drain) or crashes; it may start again
     "drops": Disconnect,         # the network drops a client's stream
+    "half_opens": HalfOpen,      # a client's stream dies without the server noticing
     "client_restarts": ClientRestart,
     "evictions": Evict,          # the store expires a session
     "compactions": Compact,      # a buffer drops its oldest event
@@ -55,6 +57,7 @@ class Scope:
     system: SystemConfig = field(default_factory=default_system)
     restarts: int = 1
     drops: int = 0
+    half_opens: int = 0
     client_restarts: int = 1
     evictions: int = 0
     compactions: int = 1

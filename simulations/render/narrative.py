@@ -96,6 +96,8 @@ def describe_event(event, config) -> List[str]:
             return [f"c{event.client} applies {message} {wid(event.wire)} via {event.via}"]
         case h.Dropped():
             return [f"c{event.client} drops {wid(event.wire)} (id already seen)"]
+        case h.Primed():
+            return [f"c{event.client} takes priming id {wid(event.wire)} as its cursor"]
         case h.StreamStalled():
             return [f"c{event.client}'s stream on i{event.instance} can never carry its messages "
                     f"(opened: {event.admission}): it waits for nothing"]

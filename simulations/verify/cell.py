@@ -10,7 +10,7 @@ import inspect
 from pathlib import Path
 from typing import Optional
 
-from model import POLICIES, SystemConfig
+from model import NAMED_GATES, SystemConfig
 
 from ..explore.scope import Scope
 from ..explore.search import explore
@@ -30,12 +30,12 @@ def result_code_hash(root: Path = ROOT) -> str:
 
 def resolve(gate: str):
     """A policy name or a user's gate loaded from MODULE:FUNCTION."""
-    return gate if gate in POLICIES else load_gate(gate)
+    return gate if gate in NAMED_GATES else load_gate(gate)
 
 
 def gate_source(gate: str) -> Optional[str]:
     """A hash of a user's gate's source (so editing it re-runs its cells); None for policies."""
-    if gate in POLICIES:
+    if gate in NAMED_GATES:
         return None
     try:
         text = inspect.getsource(load_gate(gate))

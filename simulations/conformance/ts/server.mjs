@@ -15,6 +15,10 @@
 // resumes with Last-Event-ID), then the result "tag:done". Probes outside MCP:
 // GET /_harness/stored/<tag> -> {"stored": bool}, GET /_harness/release/<name> -> releases a
 // call waiting on hold=<name>.
+//
+// Tool `stepped(tag, count)` (the differential tester's): each message ("tag:1".."tag:n", then
+// the result "tag:done") only when GET /_harness/step/<tag> grants it; the probe answers
+// {"stored": n} once the store holds it (504 after STORE_WAIT_MS).
 import { randomUUID } from 'node:crypto';
 import { createServer } from 'node:http';
 import { parseArgs } from 'node:util';
@@ -27,7 +31,11 @@ import * as z from 'zod/v4';
 
 const STORED_PREFIX = '/_harness/stored/';
 const RELEASE_PREFIX = '/_harness/release/';
+const STEP_PREFIX = '/_harness/step/';
 const HOLD_LIMIT_MS = 20000;
+const STEP_LIMIT_MS = 60000;
+const STORE_WAIT_MS = 5000;
+const LABEL = /"(?:data|text)":"([^":]+):(\d+|done)"/;
 
 const { values: options } = parseArgs({
   options: {
@@ -53,12 +61,17 @@ class BoundedEventStore extends InMemoryEventStore {
     this.stored = stored;    // tags whose result ("tag:done") has been stored
   }
 
+  /** How many of tag's tool messages every store of the process has stored. */
+  static count(tag) { return messages.get(tag) ?? 0; }
+
   async storeEvent(streamId, message) {
     const eventId = await super.storeEvent(streamId, message);
     const text = JSON.stringify(message ?? '');
     for (const match of text.matchAll(/"([^"]*):done"/g)) {
       if (text.includes('"result"')) this.stored.add(match[1]);
     }
+    const label = LABEL.exec(text);
+    if (label) messages.set(label[1], BoundedEventStore.count(label[1]) + 1);
     const mine = [...this.events.entries()].filter(([, e]) => e.streamId === streamId);
     for (const [id] of mine.slice(0, Math.max(0, mine.length - this.limit))) {
       this.events.delete(id);
@@ -68,6 +81,25 @@ class BoundedEventStore extends InMemoryEventStore {
 }
 
 const stored = new Set();
+const messages = new Map();   // tag -> tool messages stored
+const granted = new Map();    // tag -> messages the harness has let `stepped` send
+const sleep = ms => new Promise(resolve => setTimeout(resolve, ms));
+
+async function until(condition, limitMs) {
+  const deadline = Date.now() + limitMs;
+  while (!condition()) {
+    if (Date.now() > deadline) return false;
+    await sleep(2);
+  }
+  return true;
+}
+
+/** Grant tag's next message; the number stored once the store holds it, or null. */
+async function step(tag) {
+  granted.set(tag, (granted.get(tag) ?? 0) + 1);
+  const ok = await until(() => BoundedEventStore.count(tag) >= granted.get(tag), STORE_WAIT_MS);
+  return ok ? BoundedEventStore.count(tag) : null;
+}
 const releases = new Map();
 function release(name) {
   if (!releases.has(name)) {
@@ -99,6 +131,19 @@ function mcpServer() {
     }
     return { content: [{ type: 'text', text: `${tag}:done` }] };
   });
+  server.registerTool('stepped', {
+    description: 'Send tag:1..tag:count then tag:done, one message per harness step',
+    inputSchema: { tag: z.string(), count: z.number().int() },
+  }, async ({ tag, count }, extra) => {
+    const grantedAtLeast = n => until(() => (granted.get(tag) ?? 0) >= n, STEP_LIMIT_MS);
+    for (let i = 1; i <= count; i++) {
+      if (!await grantedAtLeast(i)) return { content: [{ type: 'text', text: `${tag}:abandoned` }] };
+      await extra.sendNotification({ method: 'notifications/message',
+                                     params: { level: 'info', data: `${tag}:${i}` } });
+    }
+    if (!await grantedAtLeast(count + 1)) return { content: [{ type: 'text', text: `${tag}:abandoned` }] };
+    return { content: [{ type: 'text', text: `${tag}:done` }] };
+  });
   return server;
 }
 
@@ -120,6 +165,10 @@ async function handle(req, res) {
   const path = new URL(req.url, 'http://localhost').pathname;
   if (path.startsWith(STORED_PREFIX)) {
     return reply(res, 200, { stored: stored.has(decodeURIComponent(path.slice(STORED_PREFIX.length))) });
+  }
+  if (path.startsWith(STEP_PREFIX)) {
+    const count = await step(decodeURIComponent(path.slice(STEP_PREFIX.length)));
+    return reply(res, count === null ? 504 : 200, { stored: count });
   }
   if (path.startsWith(RELEASE_PREFIX)) {
     release(decodeURIComponent(path.slice(RELEASE_PREFIX.length))).open();

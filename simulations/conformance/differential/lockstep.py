@@ -1,0 +1,364 @@
+"""One action sequence run in lockstep on the model and on real servers.
+
+The model's scenario engine (`model.apply`) takes each action; the harness does the same thing to
+real MCP servers and compares, after every step, what the two can both observe:
+
+- a resumption's answer: status and structured code;
+- every open stream: the events it carried (a tool message `t<token>:<n>` is the model's
+  message n-1 of session `token`), whether the server closed it when the model says it does;
+- each client's cursor: the model's cursor id maps to the real id the client holds (a priming
+  event the model does not send shows up as a cursor the model cannot name);
+- at the end, what each client applied.
+
+The harness is the load balancer: the model names the instance of every request and the harness
+sends it there. The model is given the deployment the real server is (`predict.DEPLOYMENTS`).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Dict, List, Optional, Tuple
+
+import httpx
+
+from model import SystemConfig, apply, enabled_actions, initial_state, resolve_gate
+from model.actions import (
+    ClientRestart,
+    Deliver,
+    Disconnect,
+    Drain,
+    Emit,
+    ForeignCursor,
+    HalfOpen,
+    IdleTimeout,
+    Init,
+    Persist,
+    Reconnect,
+    Start,
+    Stop,
+)
+from model.buffers import PRIMING
+from model.history import Applied, Decided, Initialized, Primed
+from model.state import holder
+
+from ...clients import with_client
+from ..outcome import code_of_refusal
+from ..predict import DEPLOYMENTS
+from ..probe import STEP_PREFIX
+from ..processes import ServerInstance
+from ..wire import WireClient
+from .streams import QUIET_WAIT, OpenStream, StreamPool, headers
+
+#: the model actions a sequence draws from (the others have no real counterpart here: the
+#: harness cannot evict a session or compact a store; Drain only changes where it routes)
+VOCABULARY = (Init, Emit, Deliver, Persist, Disconnect, HalfOpen, ClientRestart, Reconnect,
+              IdleTimeout, ForeignCursor, Drain, Stop, Start)
+
+
+def deployment(server: str, instances: int, clients: int, messages: int,
+               capacity: int) -> Tuple[SystemConfig, str]:
+    """The model's deployment for a differential run against `server`, and its policy."""
+    policy, overrides = DEPLOYMENTS[server]
+    config = SystemConfig(instances=instances, clients=clients, store="local", buffer="local",
+                          lb="random", messages_per_session=messages, messages_per_call=messages,
+                          buffer_capacity=capacity, **overrides)
+    return with_client(config, "spec"), policy
+
+
+class Disagreement(AssertionError):
+    """The model and the real servers differ at a step. One subclass per kind, so Hypothesis
+    shrinks each kind separately (it tells failures apart by type)."""
+
+    kind = "disagreement"
+    _kinds: Dict[str, type] = {}
+
+    def __init__(self, what: str, sequence: List[str]) -> None:
+        super().__init__(f"{what}\n  after: " + "; ".join(sequence))
+        self.what, self.sequence = what, tuple(sequence)
+
+    @classmethod
+    def of(cls, kind: str) -> type:
+        if kind not in cls._kinds:
+            cls._kinds[kind] = type(f"{kind.title()}Disagreement", (cls,), {"kind": kind})
+        return cls._kinds[kind]
+
+
+@dataclass
+class RealClient:
+    """What the harness's client holds: its session, cursor, persisted copy and stream."""
+    session_id: Optional[str] = None
+    token: Optional[int] = None
+    cursor: Optional[str] = None
+    persisted: Tuple[Optional[str], Optional[int], Optional[str]] = (None, None, None)
+    stream: Optional[OpenStream] = None
+    read: int = 0                       # events of `stream` the client has consumed
+    applied: List[Tuple[int, int]] = field(default_factory=list)   # (token, msg) in order
+
+
+def label_of(data: str, messages: int) -> Optional[Tuple[int, int]]:
+    """(token, msg) of a tool message "t<token>:<n>" / "t<token>:done" in an SSE data field."""
+    from ..wire import SSE
+    label = SSE(None, data).label
+    if label is None or ":" not in label:
+        return None
+    tag, n = label.rsplit(":", 1)
+    token = int(tag.rsplit("t", 1)[1])
+    return token, messages - 1 if n == "done" else int(n) - 1
+
+
+class Lockstep:
+    """A model state and the real fleet it mirrors, stepped together."""
+
+    def __init__(self, fleet: List[ServerInstance], pool: StreamPool, server: str,
+                 config: SystemConfig, policy: str, sequence: int) -> None:
+        self.fleet, self.pool, self.server = fleet, pool, server
+        self.config, self.gate = config, resolve_gate(policy)
+        self.state = initial_state(config)
+        self.sequence = sequence            # request id of every tool call (a fresh stream)
+        self.clients = [RealClient() for _ in range(config.clients)]
+        self.wires: Dict[object, str] = {}  # model event id -> real event id
+        self.http = httpx.Client(timeout=5.0)
+        self.log: List[str] = []
+        self.abandoned: List[OpenStream] = []     # half-open connections, dropped at the end
+        self.decisions: List[str] = []            # every resumption: "status code effect"
+
+    # -- the step ------------------------------------------------------------------------
+    def candidates(self) -> List[object]:
+        """The enabled model actions the harness can do to real servers."""
+        return [a for a in enabled_actions(self.state, self.config) if type(a) in VOCABULARY]
+
+    def step(self, action) -> None:
+        """Apply `action` to both sides; raise Disagreement at the first difference."""
+        self.log.append(repr(action))      # as findings.describe writes a sequence line
+        before = self.state
+        self.state, events = apply(self.state, action, self.config, self.gate, check=False)
+        kind = type(action)
+        if kind is Init:
+            self._init(action, events)
+        elif kind is Emit:
+            self._emit(before, action)
+        elif kind is Deliver:
+            self._deliver(action.client, events)
+        elif kind is Persist:
+            real = self.clients[action.client]
+            real.persisted = (real.session_id, real.token, real.cursor)
+        elif kind in (Disconnect, IdleTimeout, HalfOpen):
+            self._lose_stream(action.client, half_open=kind is HalfOpen)
+        elif kind is ClientRestart:
+            real = self.clients[action.client]
+            self._lose_stream(action.client, half_open=False)
+            real.session_id, real.token, real.cursor = real.persisted
+        elif kind is ForeignCursor:
+            self.clients[action.client].cursor = self.clients[action.donor].cursor
+        elif kind is Reconnect:
+            self._reconnect(action, events)
+        elif kind is Stop:
+            self.fleet[action.instance].stop()
+        elif kind is Start:
+            self.fleet[action.instance].start()
+        self._sync()
+
+    def finish(self) -> None:
+        """After the last step: no stream carries more than the model says, and every client
+        applied what the model's client applied, in the same order."""
+        for c, real in enumerate(self.clients):
+            if real.stream is not None and not real.stream.abandoned:
+                real.stream.wait_for(len(real.stream.events) + 1, QUIET_WAIT)
+                self._check_stream(c)
+            own = self._tokens_of(c)
+            mine = sorted({msg for token, msg in real.applied if token in own})
+            want = sorted(msg for msg, _ in self.state.clients[c].applied)
+            if mine != want:
+                self._differ("applied", f"c{c} applied messages {mine} of its work, the "
+                             f"model's client {want}")
+
+    def close(self) -> None:
+        """Drop every connection the sequence left open; close the probe client."""
+        for stream in self.abandoned + [r.stream for r in self.clients if r.stream]:
+            self.pool.drop(stream)
+        self.http.close()
+
+    # -- each action on the wire -----------------------------------------------------------
+    def _url(self, instance: int) -> str:
+        return self.fleet[instance].url + "/mcp"
+
+    def _init(self, action: Init, events) -> None:
+        init = next(e for e in events if type(e) is Initialized)
+        real = self.clients[action.client]
+        self._lose_stream(action.client, half_open=False)
+        wire = WireClient(self.fleet[action.instance].url)
+        try:
+            wire.initialize()
+        finally:
+            wire.close()
+        real.session_id, real.token, real.cursor = wire.session_id, init.token, None
+        real.stream = self.pool.open("POST", self._url(action.instance), headers(wire.session_id),
+                                     json={"jsonrpc": "2.0", "id": self.sequence,
+                                           "method": "tools/call", "params": {
+                                               "name": "stepped", "arguments": {
+                                                   "tag": f"s{self.sequence}t{init.token}",
+                                                   "count": self.config.messages_per_session
+                                                   - 1}}})
+        real.read = 0
+        if real.stream.status != 200:
+            self._differ("answer", f"the tool call answered {real.stream.status}")
+        if init.priming is not None:      # the model's client holds the priming id at once
+            real.stream.wait_for(1)
+            first = real.stream.events[0] if real.stream.events else None
+            if first is None or first.data:
+                self._differ("stream", "the tool call's stream did not start with a priming "
+                             f"event: {first}")
+            real.cursor, real.read = first.id, 1
+            self._map(init.priming, real.cursor, "the priming event")
+        real.persisted = (real.session_id, real.token, real.cursor)   # as the model's client
+
+    def _emit(self, before, action: Emit) -> None:
+        instance = holder(before, self.config, action.token)
+        assert instance is not None
+        tag = f"s{self.sequence}t{action.token}"
+        answer = self.http.get(f"{self.fleet[instance].url}{STEP_PREFIX}{tag}")
+        if answer.status_code != 200:
+            self._differ("harness", f"the server never stored {tag}'s next message "
+                         f"({answer.status_code})")
+
+    def _deliver(self, c: int, events) -> None:
+        """The client consumes its stream's next event: a data event the model's client
+        applies, or a priming event (id only) it takes as its cursor."""
+        event = next(e for e in events if type(e) in (Applied, Primed))
+        real = self.clients[c]
+        stream = real.stream
+        want = "id" if type(event) is Primed else (event.token, event.msg)
+        if stream is None:
+            self._differ("stream", f"c{c} has no real stream to receive {_name(want)} on")
+        if not stream.wait_for(real.read + 1):
+            self._differ("stream", f"c{c}'s stream never carried {_name(want)} (closed: "
+                         f"{stream.closed})")
+        got_event = stream.events[real.read]
+        real.read += 1
+        got = self._label(got_event)
+        if got != want:
+            self._differ("stream", f"c{c} received {_name(got)}, the model delivers "
+                         f"{_name(want)}")
+        real.cursor = got_event.id
+        if type(event) is Applied:
+            real.applied.append(got)
+        self._map(event.wire, got_event.id, _name(want))
+
+    def _lose_stream(self, c: int, half_open: bool) -> None:
+        real = self.clients[c]
+        if real.stream is not None:
+            if half_open:
+                real.stream.abandoned = True
+                self.abandoned.append(real.stream)
+            else:
+                self.pool.drop(real.stream)
+        real.stream, real.read = None, 0
+
+    def _reconnect(self, action: Reconnect, events) -> None:
+        decided = next(e for e in events if type(e) is Decided)
+        self.decisions.append(f"{decided.status} {decided.code} {decided.effect}")
+        real = self.clients[action.client]
+        self._lose_stream(action.client, half_open=False)
+        stream = self.pool.open("GET", self._url(action.instance),
+                                headers(real.session_id, real.cursor, get=True))
+        code = "ok" if stream.status == 200 else code_of_refusal(stream.status, stream.body)
+        if (stream.status, code) != (decided.status, decided.code):
+            self._differ("answer", f"the resumption was answered {stream.status} {code}, the model "
+                         f"answers {decided.status} {decided.code} ({decided.effect})")
+        if stream.status != 200:
+            self._react(action.client, decided, stream.body)
+            return
+        real.stream, real.read = stream, 0
+        model = self.state.clients[action.client]
+        if model.phase != "open":         # the model's server closes at once (empty_close)
+            if not stream.wait_closed():
+                self._differ("closed", "the server kept the resumed stream open; the model "
+                             f"closes it at once ({decided.effect})")
+            if stream.events:
+                self._differ("stream", "the closed stream carried "
+                             f"{[_name(self._label(e)) for e in stream.events]}")
+            real.stream = None
+        elif not model.inflight:
+            stream.wait_closed(QUIET_WAIT)
+            if stream.closed and not stream.events:
+                self._differ("closed", "the server closed the resumed stream at once; the "
+                             f"model keeps it open ({decided.effect})")
+
+    def _react(self, c: int, decided, body: Optional[dict]) -> None:
+        """The client's reaction to a refusal, as the model's client reacts: forget the session
+        (re-initialize), or resume after the cursor a replay_gap names."""
+        real, model = self.clients[c], self.state.clients[c]
+        if model.token is None:
+            real.session_id, real.token, real.cursor = None, None, None
+        elif model.cursor is not None and model.cursor.wire == decided.resume_from:
+            data = ((body or {}).get("error") or {}).get("data") or {}
+            real.cursor = data.get("resume_from") if isinstance(data, dict) else None
+            self._map(decided.resume_from, real.cursor, "the cursor a replay_gap names")
+
+    # -- comparisons -----------------------------------------------------------------------
+    def _sync(self) -> None:
+        for c in range(len(self.clients)):
+            self._check_stream(c)
+            self._check_cursor(c)
+
+    def _check_stream(self, c: int) -> None:
+        """The client's real stream has carried, beyond what it consumed, exactly the events
+        the model has in flight to it (their arrival waited for, extras caught as they come)."""
+        real, model = self.clients[c], self.state.clients[c]
+        if real.stream is None:
+            return
+        if model.phase != "open":
+            # the model's stream ended without the client doing it: the instance stopped
+            real.stream.wait_closed()
+            real.stream, real.read = None, 0
+            return
+        want = [_item_label(item) for item in model.inflight]
+        stream = real.stream
+        stream.wait_until(lambda: len(stream.events) - real.read >= len(want))
+        got = [self._label(e) for e in stream.events[real.read:]]
+        if got != want:
+            self._differ("stream", f"c{c}'s stream carries {[_name(g) for g in got]}, the "
+                         f"model has {[_name(w) for w in want]} in flight")
+
+    def _check_cursor(self, c: int) -> None:
+        model = self.state.clients[c].cursor
+        real = self.clients[c]
+        if model is not None and model.wire not in self.wires:
+            self._differ("cursor", f"c{c}'s model cursor {model.wire!r} has no real id")
+        want = self.wires[model.wire] if model is not None else None
+        if real.cursor != want:
+            self._differ("cursor", f"c{c} holds real cursor {real.cursor!r}, the model's "
+                         f"client {model.wire if model else None!r} (= real {want!r})")
+
+    def _label(self, event) -> object:
+        """A real event as the model names it: (token, msg) of a tool message, "id" for an
+        event with an id and no data (priming), its raw data otherwise."""
+        if not event.data:
+            return "id"
+        return label_of(event.data, self.config.messages_per_session) or event.data[:60]
+
+    def _map(self, model_wire, real_id: Optional[str], what: str) -> None:
+        if real_id is None:
+            self._differ("cursor", f"the model issued id {model_wire!r} for {what}; the real "
+                         "server sent none")
+        known = self.wires.setdefault(model_wire, real_id)
+        if known != real_id:
+            self._differ("cursor", f"model id {model_wire!r} is real {known!r} and {real_id!r}")
+
+    def _tokens_of(self, c: int) -> set:
+        ident = self.state.clients[c].ident
+        return {token for token, owner in self.state.owners if owner == ident}
+
+    def _differ(self, kind: str, what: str) -> None:
+        raise Disagreement.of(kind)(f"at step {len(self.log)}: {what}", self.log)
+
+
+def _name(label) -> str:
+    """(token, msg) as "t<token>:<msg>"; anything else as it is."""
+    return f"t{label[0]}:{label[1]}" if isinstance(label, tuple) else str(label)
+
+
+def _item_label(item) -> object:
+    return "id" if item.truth.msg == PRIMING else (item.truth.token, item.truth.msg)
+
+
+
