@@ -29,6 +29,8 @@ class ClientProfile:
     initial, growth, max_delay  backoff: initial * growth**attempt, at most max_delay (seconds)
     max_retries                 consecutive reconnects without data before it gives up
     reset_on_clean_close        a stream the server closes cleanly resets the retry counter
+    request_timeout             seconds after which a call that is still waiting fails with a
+                                timeout error (None: it waits as long as the stream is open)
     """
 
     name: str
@@ -40,6 +42,7 @@ class ClientProfile:
     max_delay: float
     max_retries: int
     reset_on_clean_close: bool
+    request_timeout: Optional[float] = None
 
     def delay(self, attempt: int) -> float:
         return min(self.initial * self.growth ** attempt, self.max_delay)
@@ -53,8 +56,10 @@ PROFILES: Dict[str, ClientProfile] = {p.name: p for p in (
     ClientProfile("sdk-python", "the MCP Python SDK client: 1 s (or the server's retry), 2 "
                   "attempts, counter reset on every clean close; raises on 404/409",
                   "fail", "fail", 1.0, 1.0, 1.0, 2, True),
-    ClientProfile("sdk-typescript", "the MCP TypeScript SDK client: 1 s x1.5 up to 30 s, 2 "
-                  "retries; throws on 404/409", "fail", "fail", 1.0, 1.5, 30.0, 2, False),
+    ClientProfile("sdk-typescript", "the MCP TypeScript SDK client: 1 s x1.5 up to 30 s (or "
+                  "the server's retry), 2 retries of a refused resumption (404/409 included), "
+                  "then it stops resuming; the call fails at its request timeout (60 s)",
+                  "fail", "fail", 1.0, 1.5, 30.0, 2, False, 60.0),
     ClientProfile("spec", "a client that follows the spec: re-initializes on 404/409, the "
                   "TypeScript backoff but more patient", "reinit", "reinit",
                   1.0, 1.5, 30.0, 5, True),

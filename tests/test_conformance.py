@@ -88,7 +88,7 @@ def test_predictions_need_only_the_model(capsys):
 def test_a_disagreement_is_a_row_that_says_no_and_a_nonzero_exit(monkeypatch, tmp_path, capsys):
     require_conformance()
     from simulations.conformance import drills, harness
-    monkeypatch.setattr(harness, "missing_requirements", lambda servers=(): [])
+    monkeypatch.setattr(harness, "missing_requirements", lambda servers=(), nginx=True: [])
     monkeypatch.setitem(drills.DRILLS, "unknown_session", lambda env: drills.Observed(
         Outcome(200, "ok", "empty", "-"), "made up for the test"))
     code = main(["conformance", "--case", "unknown_session", "--server", "sdk",
@@ -102,9 +102,8 @@ def test_a_disagreement_is_a_row_that_says_no_and_a_nonzero_exit(monkeypatch, tm
 def test_missing_requirements_are_named_with_exit_2_and_nothing_written(monkeypatch, tmp_path,
                                                                         capsys):
     from simulations.conformance import harness
-    monkeypatch.setattr(harness, "missing_requirements",
-                        lambda servers=(): ["nginx is not installed (Debian: apt-get install "
-                                            "nginx-light)"])
+    monkeypatch.setattr(harness, "missing_requirements", lambda servers=(), nginx=True: [
+        "nginx is not installed (Debian: apt-get install nginx-light)"])
     assert main(["conformance", "--out", str(tmp_path / "out")]) == 2
     assert "nginx is not installed" in capsys.readouterr().err
     assert not (tmp_path / "out").exists()

@@ -1,6 +1,7 @@
 """Conformance of the model against the real MCP Python SDK, plain and behind the strict guard
 (StrictResumptionGuard, from the top-level package `mcp_resume_guard`), and against the MCP
-TypeScript SDK (`--server ts`, Node; in progress).
+TypeScript SDK (Node): hand-written cases, and differential testing (random sequences in
+lockstep with the model).
 
 Needs the optional extra `conformance` (`pip install -e '.[conformance]'`: the PyPI `mcp`
 package, uvicorn, httpx) and, for the load-balanced cases, nginx on PATH. `cases`, `predict`,
@@ -10,16 +11,24 @@ what is missing first.
 
   event_store.py   a bounded in-memory EventStore with the SDK example store's semantics
   server.py        the server process the harness starts (one per instance)
-  ts/              server.mjs: the same server on the TypeScript SDK (package.json, lockfile)
+  ts/              server.mjs: the same server on the TypeScript SDK; client.mjs: its client
+                   driven like sdk_driver's (package.json, lockfile)
   processes.py     starting and stopping server and nginx processes (by pid, bounded waits)
   nginx.py         the generated nginx config (round-robin, or sticky on Mcp-Session-Id)
   wire.py          raw HTTP + SSE with headers under the harness's control
   sdk_driver.py    the SDK's own client, through a recording and gating HTTP transport
+  node_driver.py   the TypeScript SDK's client (ts/client.mjs), the same hooks over stdin/out
   cases.py         the cases: topology, what the harness does, and the model scenario
   predict.py       the model's prediction for a case (a policy in the same topology)
   harness.py       runs every case against real servers and builds the table
   outcome.py       what a case ended as, comparable between the model and a real run
   drills.py        the real side of each case
   probe.py         the probe endpoints servers answer outside MCP; HarnessError
-  report.py        the results folder (conformance.json, CONFORMANCE.md, manifest)
+  report.py        the results folders (CONFORMANCE.md, DIFFERENTIAL.md, JSON, manifests)
+  differential/    random sequences in lockstep on the model and a real fleet:
+    scope.py         the default scope (no third-party imports)
+    streams.py       SSE streams held open across steps, read by background tasks
+    lockstep.py      one sequence, step by step on both sides, compared after every step
+    machine.py       Hypothesis stateful sequences over a running fleet; the run's summary
+    findings.py      what it found: named minimal sequences, replayed by every conformance run
 """

@@ -24,6 +24,7 @@ from .outcome import (
     classify_stream,
     code_of_refusal,
 )
+from .predict import SDK_CLIENTS
 from .probe import HarnessError
 from .processes import Processes, ServerInstance
 from .sdk_driver import ClientRun, run_sdk_client
@@ -205,10 +206,14 @@ def _client_evidence(run: ClientRun) -> str:
             + (f" ({run.detail})" if run.detail else ""))
 
 
-def _sdk(url: str, count: int, close_after: int, hook=None, veto=None) -> ClientRun:
+def _sdk(env: Env, url: str, count: int, close_after: int, hook=None, veto=None) -> ClientRun:
+    """The server's own SDK client (the TypeScript SDK's for `ts`, else the Python SDK's)."""
+    from .node_driver import run_node_client
+    driver = run_node_client if SDK_CLIENTS[env.kind] == "sdk-typescript" else run_sdk_client
+
     async def main() -> ClientRun:
-        return await run_sdk_client(url, "A", count, close_after, before_resume=hook,
-                                    after_initialize=veto)
+        return await driver(url, "A", count, close_after, before_resume=hook,
+                            after_initialize=veto)
     return anyio.run(main)
 
 
@@ -221,13 +226,13 @@ def _finished(server: ServerInstance):
 
 def own_cursor_sdk_client(env: Env) -> Observed:
     server = env.server("A")
-    run = _sdk(server.url, 6, 2, hook=_finished(server))
+    run = _sdk(env, server.url, 6, 2, hook=_finished(server))
     return Observed(_client_outcome(run, "A", 6), _client_evidence(run))
 
 
 def evicted_cursor_sdk_client(env: Env) -> Observed:
     server = env.server("A", capacity=3)
-    run = _sdk(server.url, 9, 1, hook=_finished(server))
+    run = _sdk(env, server.url, 9, 1, hook=_finished(server))
     return Observed(_client_outcome(run, "A", 9), _client_evidence(run))
 
 
@@ -239,7 +244,7 @@ def restart_then_resume(env: Env) -> Observed:
         # Started from this (the main) thread, not a worker: the new process is tied to the
         # thread that forked it (processes._die_with_the_harness), and workers come and go.
         server.restart()
-    run = _sdk(server.url, 4, 1, hook=restart)
+    run = _sdk(env, server.url, 4, 1, hook=restart)
     return Observed(_client_outcome(run, "A", 4),
                     f"restarted as incarnation {server.incarnation}; " + _client_evidence(run))
 
@@ -263,7 +268,7 @@ def failover_sticky(env: Env) -> Observed:
         await anyio.to_thread.run_sync(chosen["holder"].stop)
 
     for draw in range(1, STICKY_DRAWS + 1):
-        run = _sdk(lb.url, 4, 1, hook=stop_holder, veto=sticks)
+        run = _sdk(env, lb.url, 4, 1, hook=stop_holder, veto=sticks)
         if run.outcome != "rejected_session":
             return Observed(_client_outcome(run, "A", 4),
                             f"session drawn {draw} time(s) until nginx's hash kept it on its "

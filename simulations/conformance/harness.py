@@ -66,8 +66,9 @@ class Row(NamedTuple):
         return out
 
 
-def missing_requirements(servers: Iterable[str] = ()) -> List[str]:
-    """What the harness needs (for `servers`) and this machine lacks, one line each."""
+def missing_requirements(servers: Iterable[str] = (), nginx: bool = True) -> List[str]:
+    """What the harness needs (for `servers`; nginx unless `nginx` is False: differential runs
+    route requests themselves) and this machine lacks, one line each."""
     problems = []
     if "ts" in servers:
         from .processes import missing_node
@@ -80,6 +81,8 @@ def missing_requirements(servers: Iterable[str] = ()) -> List[str]:
         except ImportError:
             problems.append(f"python package {module!r} is missing: pip install -e "
                             "'.[conformance]'")
+    if not nginx:
+        return problems
     from .nginx import nginx_binary
     try:
         nginx_binary()

@@ -14,6 +14,7 @@ from typing import List, Optional, Tuple
 from model.actions import Reconnect
 from model.history import Applied, ClientFailed, Decided, Initialized
 
+from ..clients import PROFILES
 from ..script import ScenarioRun, run_script
 from .outcome import (
     COMPLETED,
@@ -39,6 +40,8 @@ DEPLOYMENTS = {
     # an unknown cursor gets a stream attached to nothing (model.policies.sdk_typescript).
     "ts": ("sdk-typescript", {"event_ids": "uuid", "buffer_keying": "session"}),
 }
+#: the client profile of each server's own SDK client, which drives its sdk_client cases
+SDK_CLIENTS = {"sdk": "sdk-python", "guard": "sdk-python", "ts": "sdk-typescript"}
 #: the servers `conformance` runs unless --server names others
 DEFAULT_SERVERS = ("sdk", "guard", "ts")
 #: what a real client can see of a stream effect in a case's quiet window: a detached stream
@@ -48,9 +51,10 @@ OBSERVABLE_EFFECT = {"detached": EMPTY}
 
 def model_run(case, server: str) -> ScenarioRun:
     """The case's scenario under the policy that models `server` (DEPLOYMENTS), with the
-    MCP Python SDK client (it raises on 404/409 and does not re-initialize; no dedupe)."""
+    server's own SDK client (SDK_CLIENTS: neither re-initializes on 404/409; no dedupe)."""
     policy, overrides = DEPLOYMENTS[server]
-    return run_script(case.scenario, policy, client_profile="sdk-python", overrides=overrides)
+    return run_script(case.scenario, policy, client_profile=SDK_CLIENTS[server],
+                      overrides=overrides)
 
 
 def first_resumption(run: ScenarioRun) -> Tuple[Optional[Decided], List]:
@@ -83,7 +87,8 @@ def client_outcome(run: ScenarioRun, client: int = 0) -> str:
     if any(type(e) is ClientFailed and e.client == client for e in events):
         return GAVE_UP
     if any(f"c{client} " in line for line in run.cut_short):
-        return STALLED
+        # a client whose call has a request timeout surfaces the stall as an error
+        return GAVE_UP if PROFILES[run.client_profile].request_timeout else STALLED
     inits = [e for e in events if type(e) is Initialized and e.client == client]
     if len(inits) > 1:
         return REINITIALIZED
