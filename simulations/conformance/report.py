@@ -90,8 +90,8 @@ def write_differential(folder: Path, runs: List[Dict], env: Dict[str, str]) -> N
     folder = Path(folder)
     first = runs[0]
     header = ["server (model)", "sequences", "steps", "disagreements", "seconds"]
-    body = [[f"{r['server']} ({r['policy']})", r["sequences"], r["steps"],
-             len(r["disagreements"]), r["seconds"]] for r in runs]
+    body = [[f"{r['server']} ({r['policy']})", str(r["sequences"]), str(r["steps"]),
+             str(len(r["disagreements"])), f"{r['seconds']:.0f}"] for r in runs]
     text = _DIFFERENTIAL.format(examples=first["examples"], seed=first["seed"])
     text += markdown(("", header, body), with_title=False) + "\n\n"
     for r in runs:

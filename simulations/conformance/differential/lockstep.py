@@ -307,9 +307,12 @@ class Lockstep:
         if real.stream is None:
             return
         if model.phase != "open":
-            # the model's stream ended without the client doing it: the instance stopped
-            real.stream.wait_closed()
-            real.stream, real.read = None, 0
+            # the model's stream ended without the client ending it (the instance stopped, or
+            # the server ended a replay-only stream): the real server must have ended it too
+            stream, real.stream, real.read = real.stream, None, 0
+            if not stream.wait_closed():
+                self._differ("closed", f"c{c}'s stream ended in the model; the real server "
+                             "kept it open")
             return
         want = [_item_label(item) for item in model.inflight]
         stream = real.stream
