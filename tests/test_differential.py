@@ -88,6 +88,13 @@ def test_the_half_open_budget_is_off_by_default_and_counts_when_given():
     assert with_half_open.states > without.states
 
 
+def test_sequences_offer_every_kind_the_harness_can_do():
+    from simulations.conformance.differential.lockstep import VOCABULARY
+    from simulations.conformance.differential.machine import KIND_ORDER
+    assert sorted(k.__name__ for k in KIND_ORDER) == sorted(k.__name__ for k in VOCABULARY)
+    assert KIND_ORDER[0] is Deliver     # Hypothesis favours the first: progress
+
+
 @pytest.mark.parametrize("argv, message", [
     (["--differential", "--case", "own_cursor"], "takes neither --case nor --predict-only"),
     (["--differential", "--examples", "0"], "--examples must be >= 1, got 0"),
@@ -120,7 +127,7 @@ def test_fifty_sequences_per_server_agree_with_the_model(differential):
     for run in runs:
         assert run["disagreements"] == [], run["disagreements"]
         assert run["sequences"] >= 50 and run["steps"] >= 10 * 50
-        assert {"Reconnect", "HalfOpen", "ForeignCursor", "Stop", "ClientRestart"} <= \
+        assert {"Deliver", "Reconnect", "HalfOpen", "ForeignCursor", "Stop", "ClientRestart"} <= \
             set(run["actions"]), run["actions"]
         assert any(answer.startswith("200") for answer in run["answers"])
         assert any(not answer.startswith("200") for answer in run["answers"])
