@@ -94,15 +94,21 @@ def close_stream(state: State, c: int, reason: str) -> Tuple[State, list]:
 
 
 def half_open(state: State, config: SystemConfig, c: int) -> Tuple[State, list]:
-    """The client loses its stream without the server noticing: while the session has work to
-    emit, the instance that serves it goes on writing the session's stream into the dead
-    connection (LiveSession.orphan) until the call's result ends that stream."""
+    """The client loses its stream without the server noticing: the instance that serves it
+    goes on holding the session's stream on the dead connection (LiveSession.orphan). The
+    call's own stream ends with the call's result (so a call with nothing left to emit leaves
+    no orphan); a resumed stream ends only with its connection (the MCP Python SDK keeps a
+    resumed stream registered after the result: seen in differential testing)."""
     stream = state.clients[c].stream
     assert stream is not None
     state, events = close_stream(state, c, "half_open")
     live = tget(state.instances[stream.instance].sessions, stream.token)
-    if live is not None and live.next_msg < config.messages_per_session:
-        state = set_orphan(state, stream.instance, stream.token, True)
+    if live is None:
+        return state, events
+    if stream.kind == "resume":
+        state = set_orphan(state, stream.instance, stream.token, "resumed")
+    elif live.next_msg < config.messages_per_session:
+        state = set_orphan(state, stream.instance, stream.token, "call")
     return state, events
 
 

@@ -272,11 +272,11 @@ def reconnect(state: State, config: SystemConfig, gate: Gate, c: int,
     items: Tuple[Item, ...] = ()
     if decision.admitted:
         live = tget(state.instances[instance].sessions, token)
-        attached = live is not None and live.orphan
+        attached = live is not None and live.orphan != ""
         replay_only = attached and config.on_attached_stream == "replay_then_close" and \
             decision.effect in (Effect.REPLAY, Effect.FOREIGN)
         if attached and config.on_attached_stream == "take_over":
-            state = set_orphan(state, instance, token, False)   # the old connection is closed
+            state = set_orphan(state, instance, token, "")   # the old connection is closed
         client, items, after = _admit(state, config, c, instance, decision, view, replay_only)
         if config.priming_on_resume and decision.effect is Effect.REPLAY and not replay_only:
             state, client = _prime_resumed(state, config, instance, token, client)

@@ -102,8 +102,10 @@ class LiveSession(NamedTuple):
     generation: int
     next_msg: int
     seq: int
-    orphan: bool = False     # the process still writes this session's stream into a connection
-    #                          whose client is gone (half-open); cleared when that stream ends
+    orphan: str = ""         # the process still writes this session's stream into a connection
+    #                          whose client is gone (half-open): "call" (the call's own stream,
+    #                          which ends with the call's result) or "resumed" (a resumed
+    #                          stream, which ends only with its connection); "" none
 
 
 class Instance(NamedTuple):
@@ -230,8 +232,9 @@ SHARED_STREAM = 0
 DETACHED_STREAM = -1
 
 
-def set_orphan(state: State, instance: int, token: int, orphan: bool) -> State:
-    """`instance`'s live session `token` with its orphan flag set (it must hold the session)."""
+def set_orphan(state: State, instance: int, token: int, orphan: str) -> State:
+    """`instance`'s live session `token` with its orphan stream set to `orphan` ("" none,
+    "call" or "resumed"; it must hold the session)."""
     inst = state.instances[instance]
     live = tget(inst.sessions, token)
     assert live is not None

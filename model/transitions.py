@@ -75,8 +75,8 @@ def emit(state: State, config: SystemConfig, token: int) -> Tuple[State, list]:
     live = tget(state.instances[h].sessions, token)
     msg = live.next_msg
     state, entry, dropped = record_event(state, config, h, token, live, msg)
-    if live.orphan and config.is_result(msg):   # the call's stream, held by a dead
-        state = set_orphan(state, h, token, False)  # connection, ends with its result
+    if live.orphan == "call" and config.is_result(msg):   # the call's stream, held by a
+        state = set_orphan(state, h, token, "")        # dead connection, ends with its result
     clients, live_to = list(state.clients), []
     for c, client in enumerate(clients):
         stream = client.stream

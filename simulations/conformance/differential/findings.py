@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Dict, Iterable, List, NamedTuple, Optional, Tuple
 
-from model.actions import Disconnect, Emit, ForeignCursor, HalfOpen, Init, Reconnect
+from model.actions import Deliver, Disconnect, Emit, ForeignCursor, HalfOpen, Init, Reconnect
 
 from .scope import SCOPE
 
@@ -89,6 +89,19 @@ FINDINGS: Dict[str, Finding] = {f.name: f for f in (
         "SystemConfig.on_attached_stream: \"replay_then_close\" (the Python SDK) or "
         "\"take_over\" (the TypeScript SDK closes the predecessor)",
         before=(None, {"on_attached_stream": "take_over"})),
+    Finding(
+        "half_open_resumed_stream_outlives_its_call",
+        "A half-open resumed stream stays attached after the call's result",
+        ("sdk", "guard"),
+        (Init(0, 0), Disconnect(0), Emit(1), Emit(1), Emit(1), Reconnect(0, 0), Emit(1),
+         Deliver(0), Deliver(0), HalfOpen(0), Reconnect(0, 0)),
+        "a half-open connection holds the stream only while the call still has messages to "
+        "send, so once the call is done a resumption replays, primes and stays open",
+        "the Python SDK keeps a resumed stream registered until its connection ends, even after "
+        "the call's result: the next resumption still replays and closes, without priming",
+        "model change",
+        "LiveSession.orphan says which stream the dead connection holds: \"call\" (ends with "
+        "the call's result) or \"resumed\" (ends only with its connection)"),
 )}
 
 

@@ -130,7 +130,7 @@ class Lockstep:
         """Apply `action` to both sides; raise Disagreement at the first difference."""
         self.log.append(repr(action))      # as findings.describe writes a sequence line
         before = self.state
-        self.state, events = apply(self.state, action, self.config, self.gate, check=False)
+        self.state, events = apply(self.state, action, self.config, self.gate)
         kind = type(action)
         if kind is Init:
             self._init(action, events)
@@ -159,7 +159,8 @@ class Lockstep:
 
     def finish(self) -> None:
         """After the last step: no stream carries more than the model says, and every client
-        applied what the model's client applied, in the same order."""
+        applied the same messages of its own work as the model's client (each delivery was
+        compared in order as it happened)."""
         for c, real in enumerate(self.clients):
             if real.stream is not None and not real.stream.abandoned:
                 real.stream.wait_for(len(real.stream.events) + 1, QUIET_WAIT)
