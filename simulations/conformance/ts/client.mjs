@@ -12,7 +12,8 @@
 // waits for a line on stdin, so the harness can stop or restart a server at that point. The last
 // line on stdout is the run: {"outcome", "detail", "labels", "exchanges"}; outcome is
 // "completed", "gave_up" (the call failed: an error or its request timeout), "stalled" (still
-// resuming after --max-resumes resumptions) or "rejected_session" (vetoed).
+// resuming after --max-resumes resumptions) or "rejected_session" (vetoed, or with --vet a
+// session whose initialization failed).
 import { createInterface } from 'node:readline';
 import { parseArgs } from 'node:util';
 
@@ -84,7 +85,14 @@ client.setNotificationHandler(LoggingMessageNotificationSchema, notification => 
 });
 
 async function call() {
-  await client.connect(transport);
+  try {
+    await client.connect(transport);
+  } catch (error) {
+    // Under --vet a session that fails to initialize did not stick (behind a hashing load
+    // balancer its second request can land elsewhere): the harness draws another one.
+    const detail = `${error?.name ?? 'Error'}: ${error?.message ?? error}`;
+    return { outcome: opt.vet ? 'rejected_session' : 'gave_up', detail };
+  }
   if (opt.vet && (await ask({ vet: exchanges })) !== 'go') {
     return { outcome: 'rejected_session', detail: '' };
   }
