@@ -211,7 +211,7 @@ def _admit(state: State, config: SystemConfig, c: int, instance: int,
     if decision.effect is Effect.EMPTY_CLOSE or (replay_only and not items):
         after.append(StreamClosed(client.ident, instance, "server_close", 0))
         # An empty close because another connection holds S's stream is no stall: the work
-        # goes on, that stream ends with the call's result, and the next resumption replays.
+        # goes on into the store, and a later resumption replays what it emitted.
         if decision.effect is Effect.EMPTY_CLOSE and not items and owes(config, client):
             after.append(StreamStalled(client.ident, instance, token, "empty_close"))
         return client._replace(phase="idle", stream=None, inflight=()), (), after
