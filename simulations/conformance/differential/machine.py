@@ -13,30 +13,12 @@ from collections import Counter
 from pathlib import Path
 from typing import Callable, Dict, List, Optional
 
-from model.actions import (
-    ClientRestart,
-    Deliver,
-    Disconnect,
-    Drain,
-    Emit,
-    ForeignCursor,
-    HalfOpen,
-    IdleTimeout,
-    Init,
-    Persist,
-    Reconnect,
-    Start,
-    Stop,
-)
+from model.actions import Stop
 
 from ..processes import Processes
+from .lockstep import VOCABULARY as KIND_ORDER
 from .lockstep import Disagreement, Lockstep, deployment
 from .scope import SCOPE, STOPS_PER_SEQUENCE
-
-#: the order the action kinds are offered in (Hypothesis favours, and shrinks towards, the
-#: first): every kind of lockstep.VOCABULARY, progress first
-KIND_ORDER = (Deliver, Emit, Reconnect, Init, Disconnect, HalfOpen, IdleTimeout, ClientRestart,
-              Persist, ForeignCursor, Drain, Stop, Start)
 
 
 class Run:
