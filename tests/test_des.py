@@ -269,3 +269,24 @@ def test_a_refusal_never_starts_a_worker_for_a_new_generation():
         starts[policy] = counts
     assert starts["strict"] and max(starts["strict"].values()) == 1
     assert max(starts["naive"].values()) > 1
+
+
+def test_the_typescript_clients_request_timeout_ends_a_silent_stream(monkeypatch):
+    """The TypeScript SDK client's call fails 60 s after it began whatever its stream does; the
+    DES used to leave such a client waiting on a detached stream (200, attached to nothing, the
+    answer to a cursor its store evicted) until something else closed it."""
+    import dataclasses
+
+    from simulations import clients
+    config = load("system.lb=sticky", "system.buffer_capacity=1", "timing.drop_rate=0.05",
+                  "timing.restart_period=0", "timing.idle_timeout=1e9",
+                  "client.profile=\"sdk-typescript\"", policies=["sdk-typescript"])
+    profile = clients.PROFILES["sdk-typescript"]
+    with_timeout = run_replication(config, "sdk-typescript", 0)
+    monkeypatch.setitem(clients.PROFILES, "sdk-typescript",
+                        dataclasses.replace(profile, request_timeout=None))
+    without = run_replication(config, "sdk-typescript", 0)
+    assert with_timeout["violations"]["stall"] > 0
+    assert with_timeout["stall_seconds_max"] <= profile.request_timeout
+    assert without["stall_seconds_max"] > profile.request_timeout
+    assert with_timeout["stall_seconds"] < without["stall_seconds"]

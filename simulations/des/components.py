@@ -32,7 +32,13 @@ CLEAN_CLOSES = ("server_close", "idle_timeout")
 
 class ClientProcess:
     """One client: initialize, apply what arrives, persist its cursor every k events, reconnect
-    with its profile's backoff, re-initialize or give up as the profile says, then leave."""
+    with its profile's backoff, re-initialize or give up as the profile says, then leave.
+
+    A profile with a request timeout (the TypeScript SDK's 60 s) also gives up when a call's
+    result has not arrived that long after the call began (at initialize, or when the previous
+    call's result was applied), whatever the stream is doing: a stream that stays open and
+    silent fails the call instead of waiting forever.
+    """
 
     def __init__(self, world: World, slot: int, ident: int):
         self.world, self.slot, self.ident = world, slot, ident
@@ -40,6 +46,7 @@ class ClientProcess:
         self.attempts = 0            # reconnects since the last data (the profile's retries)
         self.unpersisted = 0
         self.last_data = world.env.now
+        self.call_since = world.env.now   # when the call now waiting for its result began
         self.broken_at: Optional[float] = None
         self._wake = world.env.event()
         world.clients[ident] = self
@@ -59,6 +66,13 @@ class ClientProcess:
     def _client(self):
         return self.world.state.clients[self.slot]
 
+    def _call_time_left(self) -> float:
+        """Seconds until the waiting call times out (infinite without a request timeout)."""
+        timeout = self.world.profile.request_timeout
+        if timeout is None:
+            return float("inf")
+        return self.call_since + timeout - self.world.env.now
+
     def _leave(self, outcome: str):
         self.world.outcomes[outcome] += 1
         self.present = False
@@ -75,7 +89,7 @@ class ClientProcess:
                 return self._leave("done")
             if client.phase == "failed":
                 return self._leave("failed")
-            if self.attempts > profile.max_retries:
+            if self.attempts > profile.max_retries or self._call_time_left() <= 0:
                 return self._leave("gave_up")
             if client.phase == "open":
                 if client.inflight:
@@ -88,11 +102,14 @@ class ClientProcess:
                     w.apply(IdleTimeout(self.slot))
                     continue
                 self._wake = env.event()
-                yield self._wake | env.timeout(idle_left)
+                yield self._wake | env.timeout(min(idle_left, self._call_time_left()))
                 continue
             # new, needs_init or idle: send a request after the backoff
             if client.phase == "idle" or self.attempts:
-                yield env.timeout(profile.delay(self.attempts))
+                yield env.timeout(min(profile.delay(self.attempts),
+                                      max(self._call_time_left(), 0.0)))
+                if self._call_time_left() <= 0:
+                    continue
             self.attempts += 1
             yield env.timeout(t.latency)
             client = self._client()
@@ -106,6 +123,8 @@ class ClientProcess:
             w.apply(action(self.slot, instance))
             if self._client().phase == "open":
                 self.last_data = env.now
+                if action is Init:        # a new session's first call starts now
+                    self.call_since = env.now
 
     def _deliver(self) -> None:
         w = self.world
@@ -117,6 +136,8 @@ class ClientProcess:
                     w.recovered(w.env.now - self.broken_at)
                     self.broken_at = None
                 self.unpersisted += 1
+                if w.system.is_result(event.msg):
+                    self.call_since = w.env.now
         if self.unpersisted >= w.timing.persist_every and self._client().token is not None:
             self.unpersisted = 0
             w.apply(Persist(self.slot))
