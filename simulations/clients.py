@@ -58,7 +58,9 @@ PROFILES: Dict[str, ClientProfile] = {p.name: p for p in (
                   "fail", "fail", 1.0, 1.0, 1.0, 2, True),
     ClientProfile("sdk-typescript", "the MCP TypeScript SDK client: 1 s x1.5 up to 30 s (or "
                   "the server's retry), 2 retries of a refused resumption (404/409 included), "
-                  "then it stops resuming; the call fails at its request timeout (60 s)",
+                  "then it stops resuming; the call fails at its request timeout (60 s). "
+                  "After a stream that carried no event id closes it asks again without a "
+                  "cursor (its cursor is per stream), which also ends in the timeout",
                   "fail", "fail", 1.0, 1.5, 30.0, 2, False, 60.0),
     ClientProfile("spec", "a client that follows the spec: re-initializes on 404/409, the "
                   "TypeScript backoff but more patient", "reinit", "reinit",

@@ -8,11 +8,12 @@ import pytest
 REQUIRED = os.environ.get("MCP_CONFORMANCE_REQUIRED") == "1"
 
 
-def require_conformance(need_nginx: bool = False, servers=()) -> None:
-    """Skip (or, in CI, fail) unless the harness's requirements (for `servers`: "ts" needs
-    Node and the TypeScript SDK) are present."""
+def require_conformance(need_nginx: bool = False, servers=(), cases=()) -> None:
+    """Skip (or, in CI, fail) unless the harness's requirements (for `servers` and `cases`:
+    "ts" and the cases the TypeScript client drives need Node and the TypeScript SDK) are
+    present."""
     from simulations.conformance.harness import missing_requirements
-    missing = missing_requirements(servers)
+    missing = missing_requirements(servers, cases=cases)
     if not need_nginx:
         missing = [m for m in missing if "nginx" not in m]
     if missing:

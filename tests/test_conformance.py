@@ -23,7 +23,7 @@ SERVERS = ("sdk", "guard", "ts")
 @pytest.fixture(scope="module")
 def real_run(tmp_path_factory):
     """One run of the CLI over every case and server, as a user would start it."""
-    require_conformance(need_nginx=True, servers=SERVERS)
+    require_conformance(need_nginx=True, servers=SERVERS, cases=CASES)
     out = tmp_path_factory.mktemp("conformance")
     proc = subprocess.run([sys.executable, "-m", "simulations", "conformance", "--json",
                            "--out", str(out), "--logs", str(out / "logs")],
@@ -66,6 +66,12 @@ def test_the_real_sdk_shows_what_the_model_says_it_does(real_run):
     assert real[("foreign_cursor", "ts")]["stream"] == "empty"      # open, attached to nothing
     # the TypeScript client waits on the detached stream until its request timeout fails the call
     assert real[("evicted_cursor_sdk_client", "ts")]["client"] == "gave_up"
+    # the TypeScript client's reaction to the guard's 409: two retries, then the call times out
+    assert real[("evicted_cursor_ts_client", "guard")] == {
+        "status": 409, "code": "replay_gap", "stream": "rejected", "client": "gave_up"}
+    # on the Python SDK's empty close it asks again without a cursor: no stall, a timeout
+    assert real[("evicted_cursor_ts_client", "sdk")]["stream"] == "empty_close"
+    assert real[("evicted_cursor_ts_client", "sdk")]["client"] == "gave_up"
 
 
 def test_the_results_folder_has_the_table_and_a_manifest(real_run):
@@ -89,7 +95,7 @@ def test_predictions_need_only_the_model(capsys):
 def test_a_disagreement_is_a_row_that_says_no_and_a_nonzero_exit(monkeypatch, tmp_path, capsys):
     require_conformance()
     from simulations.conformance import drills, harness
-    monkeypatch.setattr(harness, "missing_requirements", lambda servers=(), nginx=True: [])
+    monkeypatch.setattr(harness, "missing_requirements", lambda *a, **k: [])
     monkeypatch.setitem(drills.DRILLS, "unknown_session", lambda env: drills.Observed(
         Outcome(200, "ok", "empty", "-"), "made up for the test"))
     code = main(["conformance", "--case", "unknown_session", "--server", "sdk",
@@ -103,7 +109,7 @@ def test_a_disagreement_is_a_row_that_says_no_and_a_nonzero_exit(monkeypatch, tm
 def test_missing_requirements_are_named_with_exit_2_and_nothing_written(monkeypatch, tmp_path,
                                                                         capsys):
     from simulations.conformance import harness
-    monkeypatch.setattr(harness, "missing_requirements", lambda servers=(), nginx=True: [
+    monkeypatch.setattr(harness, "missing_requirements", lambda servers=(), nginx=True, cases=(): [
         "nginx is not installed (Debian: apt-get install nginx-light)"])
     assert main(["conformance", "--out", str(tmp_path / "out")]) == 2
     assert "nginx is not installed" in capsys.readouterr().err
@@ -116,6 +122,32 @@ def test_the_typescript_server_without_node_is_named_with_exit_2(monkeypatch, tm
     assert main(["conformance", "--server", "ts", "--out", str(tmp_path / "out")]) == 2
     assert "node is not on PATH (test)" in capsys.readouterr().err
     assert not (tmp_path / "out").exists()
+
+
+def test_a_case_the_typescript_client_drives_needs_node_on_any_server(monkeypatch, tmp_path,
+                                                                      capsys):
+    from simulations.conformance import processes
+    monkeypatch.setattr(processes, "missing_node", lambda: "node is not on PATH (test)")
+    assert main(["conformance", "--server", "sdk", "--case", "evicted_cursor_ts_client",
+                 "--out", str(tmp_path / "out")]) == 2
+    assert "node is not on PATH (test)" in capsys.readouterr().err
+    assert not (tmp_path / "out").exists()
+
+
+def test_a_resumed_stream_closed_when_the_client_asked_again_with_or_without_a_cursor():
+    """The harness used to read 'closed' off a second resumption only; the TypeScript client
+    asks again without a cursor after a stream that carried no event id."""
+    from simulations.conformance.drills import _client_outcome
+    from simulations.conformance.sdk_driver import ClientRun, Exchange
+
+    def run(*gets):
+        exchanges = [Exchange("POST", "initialize", "", 200, "a"),
+                     Exchange("GET", "", "", 200, "a")]
+        exchanges += [Exchange("GET", "", cursor, 200, "a") for cursor in gets]
+        return ClientRun("gave_up", "timed out", ["A:1"], exchanges)
+    assert _client_outcome(run("e1"), "A", 9).stream == "empty"
+    assert _client_outcome(run("e1", ""), "A", 9).stream == "empty_close"
+    assert _client_outcome(run("e1", "e1"), "A", 9).stream == "empty_close"
 
 
 @pytest.mark.parametrize("argv", [["--case", "nope"], ["--server", "both"]])

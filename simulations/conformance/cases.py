@@ -8,7 +8,7 @@ exactly one scripted `Reconnect` standing for it.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Dict, List
+from typing import Dict, List, Optional
 
 from model import Deliver, Disconnect, Drain, Emit, Evict, ForeignCursor, Start, Stop, SystemConfig
 
@@ -21,11 +21,17 @@ _TWO_RR = _ONE.replace(instances=2)
 _TWO_STICKY = _ONE.replace(instances=2, lb="sticky")
 
 
+#: the drivers that run a real SDK client, and its client profile: None for the server's own
+#: SDK's client (predict.SDK_CLIENTS), else that profile's client whatever the server
+CLIENT_DRIVERS: Dict[str, Optional[str]] = {"sdk_client": None, "ts_client": "sdk-typescript"}
+
+
 @dataclass(frozen=True)
 class Case:
     name: str
     title: str
-    driver: str        # "raw": HTTP under the harness's control; "sdk_client": the SDK's client
+    driver: str        # "raw": HTTP under the harness's control; a CLIENT_DRIVERS key: an SDK's
+    #                    own client
     topology: str      # "direct", "nginx round_robin" or "nginx sticky"
     does: str          # what the harness does, in one sentence
     scenario: Scenario
@@ -92,6 +98,10 @@ CASES: Dict[str, Case] = {c.name: c for c in (
          "direct", "the SDK client calls the tool on a server keeping 3 events per stream; the "
          "stream closes after one notification and 8 more are emitted before it resumes",
          _scenario("evicted_cursor_sdk_client", _SMALL_BUFFER, _GAP)),
+    Case("evicted_cursor_ts_client", "The TypeScript SDK client's reaction to a gap, on every "
+         "server (the guard's 409 replay_gap included)", "ts_client", "direct",
+         "as evicted_cursor_sdk_client, always with the TypeScript SDK's client",
+         _scenario("evicted_cursor_ts_client", _SMALL_BUFFER, _GAP)),
     Case("foreign_cursor", "Another session's cursor presented on S", "raw", "direct",
          "two sessions on one server; B resumes on its own session id with a cursor issued on "
          "A's tool-call stream",

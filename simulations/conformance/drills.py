@@ -195,21 +195,26 @@ def _client_outcome(run: ClientRun, tag: str, count: int) -> Outcome:
         stream = REPLAY if run.labels == _labels(tag, count) else \
             f"replay, client applied {run.labels}"
     else:
-        stream = EMPTY_CLOSE if len(run.resumes) > 1 else EMPTY
+        stream = EMPTY_CLOSE if run.asked_again else EMPTY
     return Outcome(200, "ok", stream, client)
 
 
 def _client_evidence(run: ClientRun) -> str:
     answers = ", ".join(str(x.status) for x in run.resumes)
+    cursorless = sum(1 for x in run.asked_again if not x.last_event_id)
     return (f"SDK client: {len(run.resumes)} resumption(s) answered {answers}; "
-            f"{run.initializes} initialize request(s) in all; {run.outcome}"
+            + (f"then {cursorless} GET(s) without a cursor; " if cursorless else "")
+            + f"{run.initializes} initialize request(s) in all; {run.outcome}"
             + (f" ({run.detail})" if run.detail else ""))
 
 
-def _sdk(env: Env, url: str, count: int, close_after: int, hook=None, veto=None) -> ClientRun:
-    """The server's own SDK client (the TypeScript SDK's for `ts`, else the Python SDK's)."""
+def _sdk(env: Env, url: str, count: int, close_after: int, hook=None, veto=None,
+         client: str = "") -> ClientRun:
+    """An SDK's own client: `client` (a profile name) or, by default, the server's own SDK's
+    (the TypeScript SDK's for `ts`, else the Python SDK's)."""
     from .node_driver import run_node_client
-    driver = run_node_client if SDK_CLIENTS[env.kind] == "sdk-typescript" else run_sdk_client
+    profile = client or SDK_CLIENTS[env.kind]
+    driver = run_node_client if profile == "sdk-typescript" else run_sdk_client
 
     async def main() -> ClientRun:
         return await driver(url, "A", count, close_after, before_resume=hook,
@@ -230,10 +235,14 @@ def own_cursor_sdk_client(env: Env) -> Observed:
     return Observed(_client_outcome(run, "A", 6), _client_evidence(run))
 
 
-def evicted_cursor_sdk_client(env: Env) -> Observed:
+def evicted_cursor_sdk_client(env: Env, client: str = "") -> Observed:
     server = env.server("A", capacity=3)
-    run = _sdk(env, server.url, 9, 1, hook=_finished(server))
+    run = _sdk(env, server.url, 9, 1, hook=_finished(server), client=client)
     return Observed(_client_outcome(run, "A", 9), _client_evidence(run))
+
+
+def evicted_cursor_ts_client(env: Env) -> Observed:
+    return evicted_cursor_sdk_client(env, client="sdk-typescript")
 
 
 def restart_then_resume(env: Env) -> Observed:
@@ -281,6 +290,7 @@ DRILLS: Dict[str, Callable[[Env], Observed]] = {
     "own_cursor_sdk_client": own_cursor_sdk_client,
     "evicted_cursor": evicted_cursor,
     "evicted_cursor_sdk_client": evicted_cursor_sdk_client,
+    "evicted_cursor_ts_client": evicted_cursor_ts_client,
     "foreign_cursor": foreign_cursor,
     "same_request_id": same_request_id,
     "unknown_session": unknown_session,

@@ -66,11 +66,13 @@ class Row(NamedTuple):
         return out
 
 
-def missing_requirements(servers: Iterable[str] = (), nginx: bool = True) -> List[str]:
-    """What the harness needs (for `servers`; nginx unless `nginx` is False: differential runs
-    route requests themselves) and this machine lacks, one line each."""
+def missing_requirements(servers: Iterable[str] = (), nginx: bool = True,
+                         cases: Iterable[str] = ()) -> List[str]:
+    """What the harness needs (for `servers` and `cases`: the `ts` server and the cases driven
+    by the TypeScript client need Node; nginx unless `nginx` is False: differential runs route
+    requests themselves) and this machine lacks, one line each."""
     problems = []
-    if "ts" in servers:
+    if "ts" in servers or any(CASES[c].driver == "ts_client" for c in cases if c in CASES):
         from .processes import missing_node
         problem = missing_node()
         if problem is not None:

@@ -16,6 +16,7 @@ from model.history import Applied, ClientFailed, Decided, Initialized
 
 from ..clients import PROFILES
 from ..script import ScenarioRun, run_script
+from .cases import CLIENT_DRIVERS
 from .outcome import (
     COMPLETED,
     EMPTY,
@@ -49,11 +50,17 @@ DEFAULT_SERVERS = ("sdk", "guard", "ts")
 OBSERVABLE_EFFECT = {"detached": EMPTY}
 
 
+def client_profile(case, server: str) -> str:
+    """The profile of the real client that drives `case` on `server`: the one its driver names,
+    else the server's own SDK's (SDK_CLIENTS: neither re-initializes on 404/409; no dedupe)."""
+    return CLIENT_DRIVERS.get(case.driver) or SDK_CLIENTS[server]
+
+
 def model_run(case, server: str) -> ScenarioRun:
     """The case's scenario under the policy that models `server` (DEPLOYMENTS), with the
-    server's own SDK client (SDK_CLIENTS: neither re-initializes on 404/409; no dedupe)."""
+    client that drives it (client_profile)."""
     policy, overrides = DEPLOYMENTS[server]
-    return run_script(case.scenario, policy, client_profile=SDK_CLIENTS[server],
+    return run_script(case.scenario, policy, client_profile=client_profile(case, server),
                       overrides=overrides)
 
 
@@ -104,5 +111,5 @@ def predict(case, server: str) -> Outcome:
     decided, after = first_resumption(run)
     if decided is None:
         raise RuntimeError(f"{case.name}: the script's resumption was not enabled in the model")
-    client = client_outcome(run, decided.client) if case.driver == "sdk_client" else NO_CLIENT
+    client = client_outcome(run, decided.client) if case.driver in CLIENT_DRIVERS else NO_CLIENT
     return Outcome(decided.status, decided.code, stream_effect(decided, after), client)

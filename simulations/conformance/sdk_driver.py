@@ -41,6 +41,15 @@ class ClientRun:
         return [x for x in self.exchanges if x.method == "GET" and x.last_event_id]
 
     @property
+    def asked_again(self) -> List[Exchange]:
+        """The GETs after the first resumption: the resumed stream had ended. The Python client
+        resumes again with its cursor; the TypeScript client, after a stream that carried no
+        event id, opens a GET without one (its cursor is per stream)."""
+        first = next((n for n, x in enumerate(self.exchanges)
+                      if x.method == "GET" and x.last_event_id), len(self.exchanges))
+        return [x for x in self.exchanges[first + 1:] if x.method == "GET"]
+
+    @property
     def initializes(self) -> int:
         return sum(1 for x in self.exchanges if x.rpc == "initialize")
 
