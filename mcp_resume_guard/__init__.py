@@ -1,8 +1,10 @@
 """mcp_resume_guard: StrictResumptionGuard, the model's `strict` resumption policy enforced in
-front of an MCP Python SDK server (streamable HTTP).
+front of an MCP Python SDK server (streamable HTTP); ResumptionGuard runs any other gate of the
+model (or a user's) the same way, to put a real server behind it.
 
-Every resumption (GET + Last-Event-ID) is decided by `model.policies.strict` before the SDK sees
-it, on what this process knows of its sessions, so the guard and the model cannot drift.
+Every resumption (GET + Last-Event-ID) is decided by the gate (`model.policies.strict` for the
+strict guard) before the SDK sees it, on what this process knows of its sessions, and an
+admitted one does what the decision's effect says, so the guard and the model cannot drift.
 
 Depends on the `model` package of this repository and the PyPI `mcp` package, nothing else (no
 SimPy, numpy, nginx or uvicorn; any ASGI server serves it). Install with
@@ -13,11 +15,13 @@ SimPy, numpy, nginx or uvicorn; any ASGI server serves it). Install with
     guard = StrictResumptionGuard(capacity=256)     # or inner_store=your_event_store
     app = guard.wrap(server.streamable_http_app(event_store=guard.event_store))
 
-  guard.py   StrictResumptionGuard: the ASGI middleware and its decisions
+  guard.py   ResumptionGuard, StrictResumptionGuard: the ASGI middleware and its decisions
+  effects.py what an admitted resumption does to the guard's streams, effect by effect
   store.py   tagged ids, per-session streams and the EventStore the SDK is given (standalone,
              or wrapping the deployment's own store)
 """
-from .guard import INVALID_REQUEST, StrictResumptionGuard
+from .guard import INVALID_REQUEST, ResumptionGuard, StrictResumptionGuard
 from .store import GuardedEventStore, TaggedId
 
-__all__ = ["INVALID_REQUEST", "GuardedEventStore", "StrictResumptionGuard", "TaggedId"]
+__all__ = ["INVALID_REQUEST", "GuardedEventStore", "ResumptionGuard", "StrictResumptionGuard",
+           "TaggedId"]

@@ -1,4 +1,5 @@
-"""StrictResumptionGuard: the `strict` policy enforced in front of the MCP Python SDK.
+"""ResumptionGuard: a resumption gate enforced in front of the MCP Python SDK; with the model's
+`strict` policy it is StrictResumptionGuard, the one to deploy.
 
 Put it around the ASGI app that serves a `StreamableHTTPSessionManager` and give the manager the
 guard's event store:
@@ -11,11 +12,14 @@ What it adds to the SDK:
 - event ids that encode the session, the process incarnation (generation), the stream and a
   sequence number (store.py), and streams that are never shared between sessions, also
   when the guard wraps the deployment's own store;
-- a check of every resumption (GET + Last-Event-ID) before the SDK sees it: liveness, provenance,
-  generation, reachability, in that order. The decision is `model.policies.strict` itself, run on
-  a `ServerView` built from what this process knows, so the guard and the model cannot drift.
-  A refusal is a JSON-RPC error body with the structured code in `error.data.code` (and, for a
-  gap, the earliest cursor to resume after in `error.data.resume_from`).
+- a decision on every resumption (GET + Last-Event-ID) before the SDK sees it, by a gate of the
+  model (`model.policies`: strict by default; `ResumptionGuard(gate="range")` runs any named
+  policy or a user's gate) on a `ServerView` built from what this process knows, as the model
+  builds it, so the guard and the model cannot drift. A refusal is a JSON-RPC error body with
+  the structured code in `error.data.code` (and, for a gap, the earliest cursor to resume after
+  in `error.data.resume_from`); an admission does what the decision's effect says (effects.py),
+  and for a session the SDK does not hold (which only a gate without a liveness check admits)
+  the guard answers itself: 200 and a stream that carries nothing.
 
 A session is live for the guard from the initialize response that names it until the SDK
 answers 404 for it or a DELETE of it succeeds.
@@ -24,15 +28,19 @@ from __future__ import annotations
 
 import json
 import secrets
-from typing import Dict, List, Optional, Tuple
+from typing import Dict, List, Optional, Tuple, Union
 
-from model.policies import strict
-from model.protocol import Decision, ResumeRequest
+from model.errors import GateError
+from model.policies import Gate, GateFunction, decide, resolve_gate
+from model.protocol import Decision, Effect, ResumeRequest
 from model.view import (
     ABOVE_HWM,
     AT_FLOOR,
     BELOW_FLOOR,
+    IDS_TAGGED,
     IN_BUFFER,
+    IN_RANGE,
+    NO_BUFFER,
     NO_CURSOR,
     UNKNOWN,
     BufferView,
@@ -46,22 +54,28 @@ SESSION_HEADER = b"mcp-session-id"
 LAST_EVENT_ID_HEADER = b"last-event-id"
 #: JSON-RPC error code of a refused resumption (the SDK uses -32600 for its own 404).
 INVALID_REQUEST = -32600
+#: JSON-RPC error code of a gate that failed (raised, or returned no valid Decision)
+INTERNAL_ERROR = -32603
 #: the view's cursor owner for an id another session issued, in a process that does not know
 #: which one (session numbers start at 1)
 ANOTHER_SESSION = -1
 
 
-class StrictResumptionGuard:
-    """ASGI middleware enforcing `strict` on resumptions; see the module docstring.
+class ResumptionGuard:
+    """ASGI middleware deciding resumptions with a gate; see the module docstring.
 
+    gate          a policy name of model.policies (default "strict") or a callable
+                  `(ResumeRequest, ServerView) -> Decision`
     capacity      events kept per stream of each session (the replay window it promises)
     incarnation   this process's generation, encoded in every id (default: random)
     inner_store   the deployment's own EventStore to keep events in (default: the guard keeps
                   them); it must retain at least `capacity + 1` events per stream
     """
 
-    def __init__(self, app=None, *, capacity: int = 256, incarnation: Optional[int] = None,
+    def __init__(self, app=None, *, gate: Union[str, GateFunction, Gate] = "strict",
+                 capacity: int = 256, incarnation: Optional[int] = None,
                  inner_store=None) -> None:
+        self.gate = resolve_gate(gate)        # ValueError naming the valid policies
         if not isinstance(capacity, int) or isinstance(capacity, bool) or capacity < 1:
             raise ValueError(f"capacity must be a positive integer, got {capacity!r}")
         if incarnation is None:
@@ -88,14 +102,18 @@ class StrictResumptionGuard:
         return self
 
     def decide(self, session_id: str, last_event_id: Optional[str]) -> Decision:
-        """The strict decision for a GET on `session_id` with `last_event_id`."""
+        """The gate's decision for a GET on `session_id` with `last_event_id` (GateError if the
+        gate raises or returns no valid Decision)."""
         binding = self.book.sessions.get(session_id)
         number = binding.number if binding is not None else 0
-        view = self._view(binding, number, last_event_id)
-        return strict(ResumeRequest(number, last_event_id), view)
+        view = self.view(binding, number, last_event_id)
+        return decide(self.gate, ResumeRequest(number, last_event_id), view)
 
-    def _view(self, binding: Optional[Binding], number: int,
-              last_event_id: Optional[str]) -> ServerView:
+    def view(self, binding: Optional[Binding], number: int,
+             last_event_id: Optional[str]) -> ServerView:
+        """What this process knows, as model.observe.build_view says for tagged ids and a
+        session-keyed buffer: S's buffer is its own stream (Binding.own_stream); E is found only
+        as an entry of it; its position is by sequence number, as a range check compares."""
         tagged = TaggedId.parse(last_event_id) if last_event_id is not None else None
         owner_binding = self.book.keys.get(tagged.key) if tagged is not None else None
         owner = owner_binding.number if owner_binding is not None else None
@@ -104,18 +122,16 @@ class StrictResumptionGuard:
             # Keys are random and unique: an id under another key was not issued on S, even
             # if another process issued it and this one cannot say to whom.
             owner = ANOTHER_SESSION
-        buffer, position = None, NO_CURSOR if last_event_id is None else UNKNOWN
-        stream = self.book.locate(tagged) if tagged is not None and owner == number else None
-        if stream is not None and binding is not None:
-            buffer = BufferView(tuple(e.event_id for e in stream.events),
-                                stream.floor.event_id if stream.floor else None)
-            position = _position(stream, tagged.seq)
+        own = binding.own_stream(tagged) if binding is not None else None
+        buffer = None if own is None else BufferView(
+            tuple(e.event_id for e in own.events), own.floor.event_id if own.floor else None)
+        found = own is not None and any(e.event_id == last_event_id for e in own.events)
         cursor = CursorView(last_event_id, owner, tagged.incarnation if tagged else None,
-                            position == IN_BUFFER, position)
+                            found, _position(own, last_event_id, tagged))
         return ServerView(instance=0, incarnation=self.incarnation, session=number,
                           registry_has_session=binding is not None,
                           held_locally=binding is not None, generation=self.incarnation,
-                          recreates=False, buffer=buffer, cursor=cursor)
+                          recreates=False, buffer=buffer, cursor=cursor, ids=IDS_TAGGED)
 
     async def __call__(self, scope, receive, send) -> None:
         if scope["type"] != "http":
@@ -125,18 +141,27 @@ class StrictResumptionGuard:
         raw_session = headers.get(SESSION_HEADER)
         session_id = raw_session.decode("latin-1") if raw_session is not None else None
         method = scope.get("method", "")
+        decision: Optional[Decision] = None
         if session_id is None:
             binding = self.book.new_binding()
         else:
             binding = self.book.sessions.get(session_id)
             raw_cursor = headers.get(LAST_EVENT_ID_HEADER)
             if method == "GET" and raw_cursor is not None:
-                decision = self.decide(session_id, raw_cursor.decode("latin-1"))
+                try:
+                    decision = self.decide(session_id, raw_cursor.decode("latin-1"))
+                except GateError as exc:     # fail closed, and say why
+                    await _answer_json(send, 500, INTERNAL_ERROR, "resumption gate failed",
+                                       {"code": "gate_error", "reason": str(exc)})
+                    return
                 self.decisions.append((session_id, decision))
                 if not decision.admitted:
                     await _refuse(decision, send)
                     return
-        token = CURRENT.set(Slot(binding))
+                if binding is None:          # admitted, but the SDK does not hold S
+                    await _silent_stream(decision, receive, send)
+                    return
+        token = CURRENT.set(Slot(binding, decision))
         try:
             await self.app(scope, receive, self._watch(send, binding, session_id, method))
         finally:
@@ -160,24 +185,65 @@ class StrictResumptionGuard:
         return watching_send
 
 
-def _position(stream: StreamRecord, seq: int) -> str:
-    """Where sequence number `seq` lies in `stream` (model.view positions)."""
-    anchor = stream.anchor(seq)
-    if anchor is not None:
-        return AT_FLOOR if anchor is stream.floor else IN_BUFFER
-    if seq >= stream.next_seq:
+class StrictResumptionGuard(ResumptionGuard):
+    """The guard with the model's `strict` policy: liveness, provenance, generation,
+    reachability, in that order; it never guesses."""
+
+    def __init__(self, app=None, *, capacity: int = 256, incarnation: Optional[int] = None,
+                 inner_store=None) -> None:
+        super().__init__(app, gate="strict", capacity=capacity, incarnation=incarnation,
+                         inner_store=inner_store)
+
+
+def _position(own: Optional[StreamRecord], wire: Optional[str],
+              tagged: Optional[TaggedId]) -> str:
+    """Where cursor `wire` lies relative to S's buffer `own` (model.observe.position, with a
+    tagged id's order being its sequence number)."""
+    if wire is None:
+        return NO_CURSOR
+    if own is None:
+        return NO_BUFFER
+    if any(e.event_id == wire for e in own.events):
+        return IN_BUFFER
+    if own.floor is not None and own.floor.event_id == wire:
+        return AT_FLOOR
+    if tagged is None:
+        return UNKNOWN
+    if own.floor is not None and tagged.seq < own.floor.seq:
+        return BELOW_FLOOR
+    newest = own.events[-1] if own.events else own.floor
+    if newest is None or tagged.seq > newest.seq:
         return ABOVE_HWM
-    return BELOW_FLOOR
+    return IN_RANGE
+
+
+async def _answer_json(send, status: int, code: int, message: str, data: dict) -> None:
+    body = json.dumps({"jsonrpc": "2.0", "id": None, "error": {
+        "code": code, "message": message, "data": data}}).encode()
+    await send({"type": "http.response.start", "status": status,
+                "headers": [(b"content-type", b"application/json"),
+                            (b"content-length", str(len(body)).encode())]})
+    await send({"type": "http.response.body", "body": body})
 
 
 async def _refuse(decision: Decision, send) -> None:
     data = {"code": decision.code.value, "reason": decision.reason}
     if decision.resume_from is not None:
         data["resume_from"] = str(decision.resume_from)
-    body = json.dumps({"jsonrpc": "2.0", "id": None, "error": {
-        "code": INVALID_REQUEST, "message": f"resumption refused: {decision.code.value}",
-        "data": data}}).encode()
-    await send({"type": "http.response.start", "status": decision.status,
-                "headers": [(b"content-type", b"application/json"),
-                            (b"content-length", str(len(body)).encode())]})
-    await send({"type": "http.response.body", "body": body})
+    await _answer_json(send, decision.status, INVALID_REQUEST,
+                       f"resumption refused: {decision.code.value}", data)
+
+
+async def _silent_stream(decision: Decision, receive, send) -> None:
+    """200 and an SSE stream for a session this process does not hold: nothing of S can ever
+    arrive on it. It ends at once for empty_close; otherwise it stays open until the client
+    goes away (a stall, as the model says)."""
+    await send({"type": "http.response.start", "status": 200,
+                "headers": [(b"content-type", b"text/event-stream"),
+                            (b"cache-control", b"no-cache")]})
+    if decision.effect is not Effect.EMPTY_CLOSE:
+        await send({"type": "http.response.body", "body": b": admitted, nothing to send\n\n",
+                    "more_body": True})
+        while (await receive())["type"] != "http.disconnect":
+            pass
+    await send({"type": "http.response.body", "body": b"", "more_body": False})

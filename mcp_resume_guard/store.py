@@ -43,7 +43,8 @@ class TaggedId(NamedTuple):
 class Kept(NamedTuple):
     seq: int
     event_id: str          # the tagged id on the wire
-    payload: object        # the message (standalone) or the inner store's id for it (wrapping)
+    message: object        # the message (None: a priming event)
+    inner_id: object = None  # the inner store's id for it (wrapping)
 
 
 class StreamRecord:
@@ -80,6 +81,15 @@ class Binding:
         self.session_id: Optional[str] = None
         self.streams: Dict[str, StreamRecord] = {}
         self.by_number: List[StreamRecord] = []
+        self.latest: Optional[StreamRecord] = None   # the stream that last stored a message
+
+    def own_stream(self, tagged: Optional[TaggedId]) -> Optional[StreamRecord]:
+        """S's replay buffer as the model sees it (one per session): the stream the cursor
+        names when it is one of S's, else the stream that last carried a message."""
+        if tagged is not None and tagged.key == self.key \
+                and 0 <= tagged.stream < len(self.by_number):
+            return self.by_number[tagged.stream]
+        return self.latest
 
     def stream(self, stream_id: str, capacity: int) -> StreamRecord:
         found = self.streams.get(stream_id)
@@ -91,12 +101,14 @@ class Binding:
 
 
 class Slot:
-    """The session the current request (and every task it starts) works for."""
+    """The session the current request (and every task it starts) works for, and the guard's
+    decision on it when it is a resumption (what the store's replay enacts)."""
 
-    __slots__ = ("binding",)
+    __slots__ = ("binding", "decision")
 
-    def __init__(self, binding: Optional[Binding]) -> None:
+    def __init__(self, binding: Optional[Binding], decision=None) -> None:
         self.binding = binding
+        self.decision = decision
 
 
 CURRENT: ContextVar[Optional[Slot]] = ContextVar("mcp_resumption_guard", default=None)
@@ -141,11 +153,15 @@ class SessionBook:
 class GuardedEventStore(EventStore):
     """The store the guard hands to the SDK. Standalone it keeps the messages itself; with
     `inner` (the deployment's own EventStore) it stores every event there too, under a stream id
-    scoped by the session key (so sessions never share an inner stream), keeps only the inner
-    ids, and replays through `inner`, translating ids both ways. `inner` must retain at least
-    `capacity + 1` events per stream (the retained ones and the floor, which is still a valid
-    cursor): the guard admits what its own bookkeeping says is there, and a replay the inner
-    store cannot anchor fails loudly rather than answer an empty stream."""
+    scoped by the session key (so sessions never share an inner stream), and replays through
+    `inner` from an anchor (a retained event or the floor), translating ids both ways. `inner`
+    must retain at least `capacity + 1` events per stream (the retained ones and the floor,
+    which is still a valid cursor): the guard admits what its own bookkeeping says is there, and
+    a replay the inner store cannot anchor fails loudly rather than answer an empty stream.
+
+    A replay does what the guard's decision for the request says (effects.plan): the cursor's
+    own stream after E, the whole retained stream, a gap event then the stream after its floor,
+    nothing (attached to S's stream, or to no stream at all), or no stream (the SDK closes)."""
 
     def __init__(self, book: SessionBook, inner: Optional[EventStore] = None) -> None:
         self.book = book
@@ -160,26 +176,51 @@ class GuardedEventStore(EventStore):
         stream = binding.stream(str(stream_id), self.book.capacity)
         seq = stream.next_seq
         event_id = str(TaggedId(binding.key, self.book.incarnation, stream.number, seq))
-        payload = message if self.inner is None else \
+        inner_id = None if self.inner is None else \
             await self.inner.store_event(f"{binding.key}/{stream.stream_id}", message)
-        stream.keep(Kept(seq, event_id, payload))
+        stream.keep(Kept(seq, event_id, message, inner_id))
+        if message is not None:
+            binding.latest = stream
         return event_id
 
     async def replay_events_after(self, last_event_id, send_callback: EventCallback
                                   ) -> Optional[str]:
+        from .effects import NO_STREAM, Plan, plan
+        slot = CURRENT.get()
         tagged = TaggedId.parse(str(last_event_id))
-        stream = self.book.locate(tagged) if tagged is not None else None
-        if stream is None:
+        binding = slot.binding if slot is not None else None
+        decision = slot.decision if slot is not None else None
+        if decision is not None:
+            todo = plan(decision.effect, self.book, binding, tagged)
+        else:                      # not decided by a guard: the cursor's own stream, after E
+            stream = self.book.locate(tagged) if tagged is not None else None
+            todo = Plan(stream, tagged.seq) if stream is not None and tagged is not None \
+                else NO_STREAM
+        if todo.no_stream:
             return None
-        if self.inner is None:
-            for event in list(stream.events):
-                if event.seq > tagged.seq and event.payload is not None:
-                    await send_callback(EventMessage(event.payload, event.event_id))
-            return stream.stream_id
-        anchor = stream.anchor(tagged.seq)
-        if anchor is None:
-            return None
-        names = {str(e.payload): e.event_id for e in stream.events}
+        if todo.stream is None:
+            return todo.attach_to
+        if todo.gap and todo.stream.floor is not None:
+            await send_callback(EventMessage(gap_notice(todo.stream.floor.event_id),
+                                             todo.stream.floor.event_id))
+        if todo.after is not None:
+            await self._replay(todo.stream, todo.after, str(last_event_id), send_callback)
+        return todo.stream.stream_id
+
+    async def _replay(self, stream: StreamRecord, after: int, cursor: str,
+                      send_callback: EventCallback) -> None:
+        """Send `stream`'s retained messages with sequence numbers above `after`, in order."""
+        todo = [e for e in stream.events if e.seq > after and e.message is not None]
+        if self.inner is None or not todo:
+            for event in todo:
+                await send_callback(EventMessage(event.message, event.event_id))
+            return
+        anchor = stream.anchor(after) or (stream.floor if after < todo[0].seq else None)
+        if anchor is None:           # nothing dropped yet and E before the first retained event
+            first = todo[0]
+            await send_callback(EventMessage(first.message, first.event_id))
+            anchor = first
+        names = {str(e.inner_id): e.event_id for e in stream.events}
 
         async def translated(event: EventMessage) -> None:
             name = names.get(str(event.event_id))
@@ -187,9 +228,16 @@ class GuardedEventStore(EventStore):
                 raise RuntimeError(f"the inner store replayed {event.event_id!r}, an event this "
                                    "stream never stored: it mixes streams")
             await send_callback(EventMessage(event.message, name))
-        found = await self.inner.replay_events_after(anchor.payload, translated)
+        found = await self.inner.replay_events_after(anchor.inner_id, translated)
         if found is None:
-            raise RuntimeError(f"the inner store no longer holds {anchor.payload!r}, which the "
-                               f"guard admitted as {last_event_id!r}: it must retain at least "
+            raise RuntimeError(f"the inner store no longer holds {anchor.inner_id!r}, which the "
+                               f"guard admitted as {cursor!r}: it must retain at least "
                                f"capacity + 1 = {self.book.capacity + 1} events per stream")
-        return stream.stream_id
+
+
+def gap_notice(resume_from: str):
+    """The leading event of a gap signal (200 + gap): a notification naming the earliest cursor
+    the stream can be resumed after (the floor), sent with that id."""
+    from mcp_types import JSONRPCNotification
+    return JSONRPCNotification(jsonrpc="2.0", method="notifications/resumption_gap",
+                               params={"resume_from": resume_from})

@@ -19,15 +19,18 @@ from ..render import markdown
 from .cases import CASES, Case
 from .differential.findings import FINDINGS, FindingRow
 from .outcome import Outcome
-from .predict import DEPLOYMENTS, predict
+from .predict import DEPLOYMENTS, GUARDED, predict
 
 SERVERS = tuple(DEPLOYMENTS)       # "sdk", "guard" (the Python SDK), "ts" (the TypeScript SDK)
 SERVER_COLUMNS = {"sdk": "Python SDK (model: sdk)", "guard": "guard (model: strict)",
-                  "ts": "TypeScript SDK (model: sdk-typescript)"}
+                  "ts": "TypeScript SDK (model: sdk-typescript)",
+                  **{s: f"{s} (model: {p})" for s, p in GUARDED.items()}}
 SERVER_TITLES = {"sdk": "MCP Python SDK + bounded example-style store (model: sdk)",
                  "guard": "MCP Python SDK behind StrictResumptionGuard (model: strict)",
                  "ts": "MCP TypeScript SDK + its example in-memory store, bounded "
-                       "(model: sdk-typescript)"}
+                       "(model: sdk-typescript)",
+                 **{s: f"MCP Python SDK behind ResumptionGuard deciding with {p} (model: {p})"
+                    for s, p in GUARDED.items()}}
 
 
 class Row(NamedTuple):

@@ -41,8 +41,14 @@ DEPLOYMENTS = {
     # an unknown cursor gets a stream attached to nothing (model.policies.sdk_typescript).
     "ts": ("sdk-typescript", {"event_ids": "uuid", "buffer_keying": "session"}),
 }
+#: The Python SDK behind ResumptionGuard with each other policy of the comparison: the same
+#: deployment as `guard`, decided by that policy (`--server guard-naive`, ...).
+GUARDED = {f"guard-{policy}": policy for policy in ("naive", "range", "generation", "provenance")}
+DEPLOYMENTS.update({server: (policy, DEPLOYMENTS["guard"][1])
+                    for server, policy in GUARDED.items()})
 #: the client profile of each server's own SDK client, which drives its sdk_client cases
-SDK_CLIENTS = {"sdk": "sdk-python", "guard": "sdk-python", "ts": "sdk-typescript"}
+SDK_CLIENTS = {"sdk": "sdk-python", "guard": "sdk-python", "ts": "sdk-typescript",
+               **{server: "sdk-python" for server in GUARDED}}
 #: the servers `conformance` runs unless --server names others
 DEFAULT_SERVERS = ("sdk", "guard", "ts")
 #: what a real client can see of a stream effect in a case's quiet window: a detached stream

@@ -88,7 +88,10 @@ TS_DIR = Path(__file__).resolve().parent / "ts"
 TS_SERVER = TS_DIR / "server.mjs"
 #: the servers a case can run against: the Python SDK, the Python SDK behind the guard, the
 #: TypeScript SDK
-KINDS = ("sdk", "guard", "ts")
+#: "guard-<policy>": the Python SDK behind ResumptionGuard deciding with that policy
+GUARD_POLICIES = {"guard": "strict", **{f"guard-{p}": p for p in
+                                        ("naive", "range", "generation", "provenance")}}
+KINDS = ("sdk", "ts", *GUARD_POLICIES)
 
 
 def missing_node() -> Optional[str]:
@@ -129,7 +132,8 @@ class ServerInstance:
             argv = ["node", str(TS_SERVER)] + args
         else:
             argv = [sys.executable, "-m", "simulations.conformance.server"] + args + \
-                (["--guard"] if self.kind == "guard" else [])
+                (["--guard", "--policy", GUARD_POLICIES[self.kind]]
+                 if self.kind in GUARD_POLICIES else [])
         try:
             self.process = self.procs.spawn(f"{self.name}.{self.incarnation}", argv,
                                             pass_fds=[sock.fileno()])

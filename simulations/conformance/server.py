@@ -28,7 +28,8 @@ from typing import Dict, Optional, Set
 import anyio
 from mcp.server.mcpserver import Context, MCPServer
 
-from mcp_resume_guard import StrictResumptionGuard
+from mcp_resume_guard import ResumptionGuard
+from model.policies import NAMED_GATES
 
 from .event_store import BoundedEventStore
 from .probe import RELEASE_PREFIX, STEP_LIMIT, STEP_PREFIX, STORE_WAIT, STORED_PREFIX
@@ -70,9 +71,10 @@ class RecordingStore:
         return await self.inner.replay_events_after(last_event_id, send_callback)
 
 
-def build_app(capacity: int, retry_ms: int, guard: bool, incarnation: int):
-    """The ASGI app: the SDK's streamable HTTP app (behind the strict guard if `guard`), plus
-    the harness's read-only probe."""
+def build_app(capacity: int, retry_ms: int, guard: bool, incarnation: int,
+              policy: str = "strict"):
+    """The ASGI app: the SDK's streamable HTTP app (behind ResumptionGuard deciding with
+    `policy` if `guard`), plus the harness's read-only probe."""
     server = MCPServer("conformance")
 
     releases: Dict[str, anyio.Event] = {}
@@ -125,9 +127,8 @@ def build_app(capacity: int, retry_ms: int, guard: bool, incarnation: int):
         return None
 
     # Behind the guard, the example-style store is the deployment's own store the guard wraps.
-    the_guard = StrictResumptionGuard(capacity=capacity, incarnation=incarnation,
-                                      inner_store=BoundedEventStore(capacity + 1)) \
-        if guard else None
+    the_guard = ResumptionGuard(gate=policy, capacity=capacity, incarnation=incarnation,
+                                inner_store=BoundedEventStore(capacity + 1)) if guard else None
     store = RecordingStore(the_guard.event_store if the_guard else BoundedEventStore(capacity))
     app = server.streamable_http_app(event_store=store, retry_interval=retry_ms,
                                      session_idle_timeout=None)
@@ -163,10 +164,12 @@ def main(argv=None) -> int:
     parser.add_argument("--incarnation", type=int, default=1, help="process incarnation")
     parser.add_argument("--capacity", type=int, default=64, help="events kept per stream")
     parser.add_argument("--retry-ms", type=int, default=200, help="SSE retry field (ms)")
-    parser.add_argument("--guard", action="store_true", help="put StrictResumptionGuard in front")
+    parser.add_argument("--guard", action="store_true", help="put ResumptionGuard in front")
+    parser.add_argument("--policy", default="strict", choices=sorted(NAMED_GATES),
+                        help="the guard's gate (default strict)")
     args = parser.parse_args(argv)
     import uvicorn
-    app = build_app(args.capacity, args.retry_ms, args.guard, args.incarnation)
+    app = build_app(args.capacity, args.retry_ms, args.guard, args.incarnation, args.policy)
     config = uvicorn.Config(app, fd=args.fd, log_level="warning", lifespan="on",
                             timeout_graceful_shutdown=1)
     uvicorn.Server(config).run()
