@@ -4,10 +4,10 @@ TypeScript SDK (Node): hand-written cases, and differential testing (random sequ
 lockstep with the model).
 
 Needs the optional extra `conformance` (`pip install -e '.[conformance]'`: the PyPI `mcp`
-package, uvicorn, httpx) and, for the load-balanced cases, nginx on PATH. `cases`, `predict`,
-`outcome` and `probe` need only the model, so predictions are listed anywhere; the modules that
-import `mcp` load only when a harness run starts, and `python -m simulations conformance` says
-what is missing first.
+package, uvicorn, httpx, redis) and, for the load-balanced cases, nginx on PATH (redis-server
+for a Redis-backed fleet). `cases`, `predict`, `outcome` and `probe` need only the model, so
+predictions are listed anywhere; the modules that import `mcp` load only when a harness run
+starts, and `python -m simulations conformance` says what is missing first.
 
   event_store.py   a bounded in-memory EventStore with the SDK example store's semantics
   server.py        the server process the harness starts (one per instance)
@@ -15,6 +15,7 @@ what is missing first.
                    driven like sdk_driver's (package.json, lockfile)
   processes.py     starting and stopping server and nginx processes (by pid, bounded waits)
   nginx.py         the generated nginx config (round-robin, or sticky on Mcp-Session-Id)
+  redis_server.py  a Redis server on loopback for a Redis-backed fleet (no persistence)
   wire.py          raw HTTP + SSE with headers under the harness's control
   sdk_driver.py    the SDK's own client, through a recording and gating HTTP transport
   node_driver.py   the TypeScript SDK's client (ts/client.mjs), the same hooks over stdin/out

@@ -70,17 +70,23 @@ class Row(NamedTuple):
 
 
 def missing_requirements(servers: Iterable[str] = (), nginx: bool = True,
-                         cases: Iterable[str] = ()) -> List[str]:
+                         cases: Iterable[str] = (), redis: bool = False) -> List[str]:
     """What the harness needs (for `servers` and `cases`: the `ts` server and the cases driven
     by the TypeScript client need Node; nginx unless `nginx` is False: differential runs route
-    requests themselves) and this machine lacks, one line each."""
+    requests themselves; with `redis`, redis-server and the `redis` client for a Redis-backed
+    fleet) and this machine lacks, one line each."""
     problems = []
     if "ts" in servers or any(CASES[c].driver == "ts_client" for c in cases if c in CASES):
         from .processes import missing_node
         problem = missing_node()
         if problem is not None:
             problems.append(problem)
-    for module in ("mcp", "uvicorn", "httpx"):
+    if redis:
+        from .redis_server import missing_redis
+        problem = missing_redis()
+        if problem is not None:
+            problems.append(problem)
+    for module in ("mcp", "uvicorn", "httpx") + (("redis",) if redis else ()):
         try:
             __import__(module)
         except ImportError:
