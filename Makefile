@@ -69,6 +69,9 @@ verification: compiled
 # by differential testing (needs nginx: apt-get install nginx-light; and Node 20).
 conformance: $(STAMP) ts-sdk
 	$(BIN)/python -m simulations conformance --out results/conformance
+	$(BIN)/python -m simulations conformance --out results/conformance/guarded \
+		--server guard-naive --server guard-range --server guard-generation \
+		--server guard-provenance
 	$(BIN)/python -m simulations conformance --differential --examples 200 --seed 0 \
 		--out results/conformance/differential
 

@@ -48,6 +48,7 @@ from model.view import (
     ServerView,
 )
 
+from .effects import plan
 from .store import CURRENT, Binding, GuardedEventStore, SessionBook, Slot, StreamRecord, TaggedId
 
 SESSION_HEADER = b"mcp-session-id"
@@ -142,11 +143,11 @@ class ResumptionGuard:
         session_id = raw_session.decode("latin-1") if raw_session is not None else None
         method = scope.get("method", "")
         decision: Optional[Decision] = None
+        raw_cursor = headers.get(LAST_EVENT_ID_HEADER)
         if session_id is None:
             binding = self.book.new_binding()
         else:
             binding = self.book.sessions.get(session_id)
-            raw_cursor = headers.get(LAST_EVENT_ID_HEADER)
             if method == "GET" and raw_cursor is not None:
                 try:
                     decision = self.decide(session_id, raw_cursor.decode("latin-1"))
@@ -161,7 +162,10 @@ class ResumptionGuard:
                 if binding is None:          # admitted, but the SDK does not hold S
                     await _silent_stream(decision, receive, send)
                     return
-        token = CURRENT.set(Slot(binding, decision))
+        todo = None if decision is None else plan(
+            decision.effect, self.book, binding,
+            TaggedId.parse(raw_cursor.decode("latin-1")) if raw_cursor is not None else None)
+        token = CURRENT.set(Slot(binding, todo))
         try:
             await self.app(scope, receive, self._watch(send, binding, session_id, method))
         finally:

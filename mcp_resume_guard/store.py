@@ -101,14 +101,14 @@ class Binding:
 
 
 class Slot:
-    """The session the current request (and every task it starts) works for, and the guard's
-    decision on it when it is a resumption (what the store's replay enacts)."""
+    """The session the current request (and every task it starts) works for, and, when it is a
+    resumption, the plan of the guard's decision (effects.Plan: what the store's replay does)."""
 
-    __slots__ = ("binding", "decision")
+    __slots__ = ("binding", "plan")
 
-    def __init__(self, binding: Optional[Binding], decision=None) -> None:
+    def __init__(self, binding: Optional[Binding], plan=None) -> None:
         self.binding = binding
-        self.decision = decision
+        self.plan = plan
 
 
 CURRENT: ContextVar[Optional[Slot]] = ContextVar("mcp_resumption_guard", default=None)
@@ -185,17 +185,15 @@ class GuardedEventStore(EventStore):
 
     async def replay_events_after(self, last_event_id, send_callback: EventCallback
                                   ) -> Optional[str]:
-        from .effects import NO_STREAM, Plan, plan
         slot = CURRENT.get()
-        tagged = TaggedId.parse(str(last_event_id))
-        binding = slot.binding if slot is not None else None
-        decision = slot.decision if slot is not None else None
-        if decision is not None:
-            todo = plan(decision.effect, self.book, binding, tagged)
-        else:                      # not decided by a guard: the cursor's own stream, after E
+        todo = slot.plan if slot is not None else None
+        if todo is None:           # not decided by a guard: the cursor's own stream, after E
+            tagged = TaggedId.parse(str(last_event_id))
             stream = self.book.locate(tagged) if tagged is not None else None
-            todo = Plan(stream, tagged.seq) if stream is not None and tagged is not None \
-                else NO_STREAM
+            if stream is None or tagged is None:
+                return None
+            await self._replay(stream, tagged.seq, str(last_event_id), send_callback)
+            return stream.stream_id
         if todo.no_stream:
             return None
         if todo.stream is None:

@@ -84,6 +84,40 @@ def test_the_results_folder_has_the_table_and_a_manifest(real_run):
     assert manifest["config"]["cases"] == list(CASES)
 
 
+GUARDED = ("guard-naive", "guard-range", "guard-generation", "guard-provenance")
+
+
+def test_every_policy_behind_the_guard_does_what_the_model_says(tmp_path):
+    """The real SDK behind ResumptionGuard with each weaker policy: the cases where the policies
+    part ways (a gap, a foreign cursor, an unknown session, the SDK client after a gap) agree
+    with the model's prediction for that policy (make conformance runs every case)."""
+    require_conformance(need_nginx=True, servers=GUARDED)
+    cases = ("evicted_cursor", "foreign_cursor", "unknown_session", "evicted_cursor_sdk_client")
+    argv = [sys.executable, "-m", "simulations", "conformance", "--json", "--out",
+            str(tmp_path / "out"), "--logs", str(tmp_path / "logs")]
+    argv += [a for server in GUARDED for a in ("--server", server)]
+    argv += [a for case in cases for a in ("--case", case)]
+    proc = subprocess.run(argv, capture_output=True, text=True, timeout=600)
+    rows = json.loads(proc.stdout)["rows"]
+    assert [f"{r['case']}/{r['server']}: {r['differences']}" for r in rows if not r["agree"]] \
+        == []
+    real = {(r["case"], r["server"]): r["real"] for r in rows}
+    assert real[("evicted_cursor", "guard-naive")]["stream"] == "from_head"
+    assert real[("evicted_cursor", "guard-provenance")]["stream"] == "gap"
+    assert real[("evicted_cursor", "guard-range")]["code"] == "replay_gap"
+    assert real[("unknown_session", "guard-naive")]["stream"] == "empty"     # a stall
+    assert len(rows) == len(cases) * len(GUARDED) and proc.returncode == 0, proc.stderr
+
+
+def test_the_committed_guarded_results_still_say_what_the_model_predicts():
+    from simulations.conformance.predict import predict
+    from simulations.conformance.report import load_rows
+    rows = load_rows(ROOT / "results" / "conformance" / "guarded")
+    assert all(r.agree for r in rows)
+    assert {(r.case, r.server): r.model for r in rows} == \
+        {(c, s): predict(CASES[c], s) for c in CASES for s in GUARDED}
+
+
 def test_predictions_need_only_the_model(capsys):
     assert main(["conformance", "--predict-only", "--json", "--case", "foreign_cursor"]) == 0
     rows = json.loads(capsys.readouterr().out)
@@ -134,20 +168,30 @@ def test_a_case_the_typescript_client_drives_needs_node_on_any_server(monkeypatc
     assert not (tmp_path / "out").exists()
 
 
-def test_a_resumed_stream_closed_when_the_client_asked_again_with_or_without_a_cursor():
-    """The harness used to read 'closed' off a second resumption only; the TypeScript client
-    asks again without a cursor after a stream that carried no event id."""
+def test_a_client_cases_stream_is_read_off_what_the_server_sent_and_ended():
+    """The harness used to read 'closed' off a second resumption (the TypeScript client asks
+    again without a cursor, the Python client also reopens its standalone GET): the drivers now
+    note whether the server ended each response body, and whether it carried a gap notice."""
     from simulations.conformance.drills import _client_outcome
     from simulations.conformance.sdk_driver import ClientRun, Exchange
 
-    def run(*gets):
+    def run(outcome, labels, ended=False, gap=False):
         exchanges = [Exchange("POST", "initialize", "", 200, "a"),
+                     Exchange("GET", "", "", 200, "a"),
+                     Exchange("GET", "", "e1", 200, "a", ended=ended, gap=gap),
                      Exchange("GET", "", "", 200, "a")]
-        exchanges += [Exchange("GET", "", cursor, 200, "a") for cursor in gets]
-        return ClientRun("gave_up", "timed out", ["A:1"], exchanges)
-    assert _client_outcome(run("e1"), "A", 9).stream == "empty"
-    assert _client_outcome(run("e1", ""), "A", 9).stream == "empty_close"
-    assert _client_outcome(run("e1", "e1"), "A", 9).stream == "empty_close"
+        return ClientRun(outcome, "", labels, exchanges)
+    whole = [f"A:{n}" for n in range(1, 10)] + ["A:done"]
+    assert _client_outcome(run("gave_up", ["A:1"]), "A", 9, 1).stream == "empty"
+    assert _client_outcome(run("gave_up", ["A:1"], ended=True), "A", 9, 1).stream == \
+        "empty_close"
+    assert _client_outcome(run("completed", whole), "A", 9, 1).stream == "replay"
+    head = ["A:1", "A:8", "A:9", "A:done"]
+    assert _client_outcome(run("completed", head), "A", 9, 1, 3).stream == "from_head"
+    assert _client_outcome(run("completed", head, gap=True), "A", 9, 1, 3).stream == "gap"
+    # the client may not have received the label sent just before the server closed the stream
+    assert _client_outcome(run("completed", head[1:]), "A", 9, 1, 3).stream == "from_head"
+    assert _client_outcome(run("completed", head[2:]), "A", 9, 1, 3).stream != "from_head"
 
 
 @pytest.mark.parametrize("argv", [["--case", "nope"], ["--server", "both"]])

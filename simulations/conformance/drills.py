@@ -6,7 +6,7 @@ Observed: the Outcome (comparable with the model's) and the evidence behind it.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Callable, Dict, List, NamedTuple
+from typing import Callable, Dict, List, NamedTuple, Optional
 from uuid import uuid4
 
 import anyio
@@ -16,6 +16,8 @@ from .outcome import (
     COMPLETED,
     EMPTY,
     EMPTY_CLOSE,
+    FROM_HEAD,
+    GAP,
     NO_CLIENT,
     REINITIALIZED,
     REJECTED,
@@ -53,12 +55,13 @@ def _labels(tag: str, count: int) -> List[str]:
     return [f"{tag}:{i}" for i in range(1, count + 1)] + [f"{tag}:done"]
 
 
-def _raw_outcome(answer: Answer, own_tag: str, expected: List[str]) -> Outcome:
+def _raw_outcome(answer: Answer, own_tag: str, expected: List[str],
+                 retained: Optional[List[str]] = None) -> Outcome:
     if answer.status != 200:
         return Outcome(answer.status, code_of_refusal(answer.status, answer.body), REJECTED,
                        NO_CLIENT)
-    return Outcome(200, "ok", classify_stream(answer.labels, own_tag, expected, answer.closed),
-                   NO_CLIENT)
+    return Outcome(200, "ok", classify_stream(answer.labels, own_tag, expected, answer.closed,
+                                              retained, answer.gap), NO_CLIENT)
 
 
 def _owed(tag: str, count: int, call: Answer) -> List[str]:
@@ -66,15 +69,22 @@ def _owed(tag: str, count: int, call: Answer) -> List[str]:
     return [label for label in _labels(tag, count) if label not in call.labels]
 
 
-def _observed(answer: Answer, own_tag: str, owed: List[str]) -> Observed:
-    return Observed(_raw_outcome(answer, own_tag, owed), _raw_evidence(answer))
+def _retained(tag: str, count: int, capacity: int) -> List[str]:
+    """The labels of call `tag` a store keeping `capacity` events of the stream still holds."""
+    return _labels(tag, count)[-capacity:]
+
+
+def _observed(answer: Answer, own_tag: str, owed: List[str],
+              retained: Optional[List[str]] = None) -> Observed:
+    return Observed(_raw_outcome(answer, own_tag, owed, retained), _raw_evidence(answer))
 
 
 def _raw_evidence(answer: Answer) -> str:
     if answer.status != 200:
         return f"GET answered {answer.status} {answer.body}"
     state = "closed" if answer.closed else "still open"
-    return f"GET answered 200 with {answer.labels or 'no data events'}, {state}"
+    return (f"GET answered 200 with {'a gap notice, then ' if answer.gap else ''}"
+            f"{answer.labels or 'no data events'}, {state}")
 
 
 def _interrupted_call(env: Env, capacity: int, count: int, close_after: int):
@@ -91,13 +101,13 @@ def _interrupted_call(env: Env, capacity: int, count: int, close_after: int):
 def own_cursor(env: Env) -> Observed:
     client, cursor, owed = _interrupted_call(env, 64, 6, 2)
     answer = client.resume(cursor, until_label="A:done")
-    return _observed(answer, "A", owed)
+    return _observed(answer, "A", owed, _retained("A", 6, 64))
 
 
 def evicted_cursor(env: Env) -> Observed:
     client, cursor, owed = _interrupted_call(env, 3, 9, 1)
     answer = client.resume(cursor, until_label="A:done")
-    return _observed(answer, "A", owed)
+    return _observed(answer, "A", owed, _retained("A", 9, 3))
 
 
 def _two_sessions(env: Env):
@@ -116,7 +126,7 @@ def foreign_cursor(env: Env) -> Observed:
     wait_stored(server.url, "A")
     wait_stored(server.url, "B")
     answer = b.resume(call_a.events[-1].id, until_label="A:done")
-    return _observed(answer, "B", _owed("B", 2, call_b))
+    return _observed(answer, "B", _owed("B", 2, call_b), _retained("B", 2, 64))
 
 
 def same_request_id(env: Env) -> Observed:
@@ -129,7 +139,7 @@ def same_request_id(env: Env) -> Observed:
     release(server.url, "B")
     wait_stored(server.url, "B")
     answer = b.resume(call_b.events[-1].id, until_label="B:done")
-    return _observed(answer, "B", _owed("B", 4, call_b))
+    return _observed(answer, "B", _owed("B", 4, call_b), _retained("B", 4, 64))
 
 
 def unknown_session(env: Env) -> Observed:
@@ -182,7 +192,11 @@ def failover_round_robin(env: Env) -> Observed:
                     + _raw_evidence(answer))
 
 
-def _client_outcome(run: ClientRun, tag: str, count: int) -> Outcome:
+def _client_outcome(run: ClientRun, tag: str, count: int, close_after: int,
+                    capacity: int = 64) -> Outcome:
+    """The case's Outcome from what the SDK client did: the first resumption's answer, what its
+    stream did (read off the labels the client applied, the gap notice and whether the server
+    ended the stream) and where the client ended."""
     if run.outcome == "rejected_session":
         raise HarnessError("the SDK client's session was vetoed")
     if not run.resumes:
@@ -191,18 +205,29 @@ def _client_outcome(run: ClientRun, tag: str, count: int) -> Outcome:
     client = REINITIALIZED if run.initializes > 1 else run.outcome
     if first.status != 200:
         return Outcome(first.status, code_of_refusal(first.status, first.body), REJECTED, client)
-    if run.outcome == COMPLETED:
-        stream = REPLAY if run.labels == _labels(tag, count) else \
-            f"replay, client applied {run.labels}"
+    whole = _labels(tag, count)
+    # what the client applied before the stream closed (at most close_after labels), then every
+    # retained event
+    from_head = run.labels in [whole[:k] + _retained(tag, count, capacity)
+                               for k in range(close_after + 1)]
+    if first.gap:
+        stream = GAP if from_head else f"gap, client applied {run.labels}"
+    elif run.outcome == COMPLETED:
+        stream = REPLAY if run.labels == whole else FROM_HEAD if from_head \
+            else f"replay, client applied {run.labels}"
     else:
-        stream = EMPTY_CLOSE if run.asked_again else EMPTY
+        stream = EMPTY_CLOSE if first.ended else EMPTY
     return Outcome(200, "ok", stream, client)
 
 
 def _client_evidence(run: ClientRun) -> str:
     answers = ", ".join(str(x.status) for x in run.resumes)
-    cursorless = sum(1 for x in run.asked_again if not x.last_event_id)
-    return (f"SDK client: {len(run.resumes)} resumption(s) answered {answers}; "
+    first = run.resumes[0] if run.resumes else None
+    after = run.exchanges[run.exchanges.index(first) + 1:] if first is not None else []
+    cursorless = sum(1 for x in after if x.method == "GET" and not x.last_event_id)
+    return (f"SDK client: {len(run.resumes)} resumption(s) answered {answers}"
+            + ("; the first stream ended by the server" if first is not None and first.ended
+               else "") + "; "
             + (f"then {cursorless} GET(s) without a cursor; " if cursorless else "")
             + f"{run.initializes} initialize request(s) in all; {run.outcome}"
             + (f" ({run.detail})" if run.detail else ""))
@@ -232,13 +257,13 @@ def _finished(server: ServerInstance):
 def own_cursor_sdk_client(env: Env) -> Observed:
     server = env.server("A")
     run = _sdk(env, server.url, 6, 2, hook=_finished(server))
-    return Observed(_client_outcome(run, "A", 6), _client_evidence(run))
+    return Observed(_client_outcome(run, "A", 6, 2), _client_evidence(run))
 
 
 def evicted_cursor_sdk_client(env: Env, client: str = "") -> Observed:
     server = env.server("A", capacity=3)
     run = _sdk(env, server.url, 9, 1, hook=_finished(server), client=client)
-    return Observed(_client_outcome(run, "A", 9), _client_evidence(run))
+    return Observed(_client_outcome(run, "A", 9, 1, capacity=3), _client_evidence(run))
 
 
 def evicted_cursor_ts_client(env: Env) -> Observed:
@@ -254,7 +279,7 @@ def restart_then_resume(env: Env) -> Observed:
         # thread that forked it (processes._die_with_the_harness), and workers come and go.
         server.restart()
     run = _sdk(env, server.url, 4, 1, hook=restart)
-    return Observed(_client_outcome(run, "A", 4),
+    return Observed(_client_outcome(run, "A", 4, 1),
                     f"restarted as incarnation {server.incarnation}; " + _client_evidence(run))
 
 
@@ -279,7 +304,7 @@ def failover_sticky(env: Env) -> Observed:
     for draw in range(1, STICKY_DRAWS + 1):
         run = _sdk(env, lb.url, 4, 1, hook=stop_holder, veto=sticks)
         if run.outcome != "rejected_session":
-            return Observed(_client_outcome(run, "A", 4),
+            return Observed(_client_outcome(run, "A", 4, 1),
                             f"session drawn {draw} time(s) until nginx's hash kept it on its "
                             f"instance; holder stopped; " + _client_evidence(run))
     raise HarnessError(f"no session out of {STICKY_DRAWS} hashed to the instance that created it")

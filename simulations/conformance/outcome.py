@@ -11,6 +11,9 @@ from typing import Dict, List, NamedTuple, Optional
 #: Stream effects (model.protocol.Effect values) a real answer is classified into.
 REPLAY, EMPTY, EMPTY_CLOSE, FOREIGN, REJECTED = "replay", "empty", "empty_close", "foreign", \
     "rejected"
+FROM_HEAD, GAP = "from_head", "gap"
+#: the JSON-RPC method of the guard's gap notice (mcp_resume_guard.store.gap_notice)
+GAP_NOTICE = "notifications/resumption_gap"
 #: What the SDK client did in the end ("-": the case drove raw HTTP, no client logic ran).
 COMPLETED, GAVE_UP, STALLED, REINITIALIZED, NO_CLIENT = "completed", "gave_up", "stalled", \
     "reinitialized", "-"
@@ -45,14 +48,21 @@ def code_of_refusal(status: int, body: Optional[dict]) -> str:
     return f"unstructured {status}: {error.get('message', '')}".strip()
 
 
-def classify_stream(labels: List[str], own_tag: str, expected: List[str], closed: bool) -> str:
+def classify_stream(labels: List[str], own_tag: str, expected: List[str], closed: bool,
+                    retained: Optional[List[str]] = None, gap: bool = False) -> str:
     """What a 200 resumption stream did, from the tool labels it carried: another session's
-    events (FOREIGN), exactly the continuation after the cursor (REPLAY), nothing and closed
-    (EMPTY_CLOSE), nothing and left open (EMPTY); any other mix is named as it is."""
+    events (FOREIGN), exactly the continuation after the cursor (REPLAY), a gap notice and then
+    every event the server retains (GAP), every retained event although the cursor asked for
+    less (FROM_HEAD), nothing and closed (EMPTY_CLOSE), nothing and left open (EMPTY); any
+    other mix is named as it is. `retained`: the own stream's labels the server still holds."""
     if any(not label.startswith(own_tag + ":") for label in labels):
         return FOREIGN
+    if gap:
+        return GAP if labels == retained else f"gap, then {labels} (retained {retained})"
     if labels == expected and labels:
         return REPLAY
+    if labels and labels == retained:
+        return FROM_HEAD
     if not labels:
         return EMPTY_CLOSE if closed else EMPTY
     return f"replay of {labels} (expected {expected})"

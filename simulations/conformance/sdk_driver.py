@@ -17,6 +17,8 @@ import httpx2
 from mcp.client.session import ClientSession
 from mcp.client.streamable_http import streamable_http_client
 
+from .outcome import GAP_NOTICE
+
 
 @dataclass
 class Exchange:
@@ -26,6 +28,28 @@ class Exchange:
     status: int
     upstream: str
     body: Optional[dict] = None  # the JSON body of a non-2xx answer
+    ended: bool = False          # the server ended the response body (a stream it closed)
+    gap: bool = False            # the body carried a gap notice (outcome.GAP_NOTICE)
+
+
+class WatchedStream(httpx2.AsyncByteStream):
+    """A response body passed through unchanged, noting on its Exchange whether it carried a
+    gap notice and whether the server ended it (a cancelled read is not an end)."""
+
+    def __init__(self, inner, exchange: Exchange) -> None:
+        self.inner, self.exchange = inner, exchange
+
+    async def __aiter__(self):
+        tail = b""
+        async for chunk in self.inner:
+            tail = (tail + chunk)[-256:]
+            if GAP_NOTICE.encode() in tail:
+                self.exchange.gap = True
+            yield chunk
+        self.exchange.ended = True
+
+    async def aclose(self) -> None:
+        await self.inner.aclose()
 
 
 @dataclass
@@ -39,15 +63,6 @@ class ClientRun:
     @property
     def resumes(self) -> List[Exchange]:
         return [x for x in self.exchanges if x.method == "GET" and x.last_event_id]
-
-    @property
-    def asked_again(self) -> List[Exchange]:
-        """The GETs after the first resumption: the resumed stream had ended. The Python client
-        resumes again with its cursor; the TypeScript client, after a stream that carried no
-        event id, opens a GET without one (its cursor is per stream)."""
-        first = next((n for n, x in enumerate(self.exchanges)
-                      if x.method == "GET" and x.last_event_id), len(self.exchanges))
-        return [x for x in self.exchanges[first + 1:] if x.method == "GET"]
 
     @property
     def initializes(self) -> int:
@@ -85,8 +100,10 @@ class GatingTransport(httpx2.AsyncBaseTransport):
                 body = {"raw": raw.decode(errors="replace")}
             response = httpx2.Response(response.status_code, headers=response.headers,
                                        content=raw, request=request)
-        self.exchanges.append(Exchange(request.method, rpc, cursor, response.status_code,
-                                       upstream, body))
+        exchange = Exchange(request.method, rpc, cursor, response.status_code, upstream, body)
+        if response.status_code < 400:
+            response.stream = WatchedStream(response.stream, exchange)
+        self.exchanges.append(exchange)
         if sum(1 for x in self.exchanges if x.last_event_id) >= self.max_resumes:
             self.enough.set()
         return response

@@ -11,6 +11,7 @@ from typing import Dict, List, NamedTuple, Optional
 
 import httpx
 
+from .outcome import GAP_NOTICE
 from .probe import RELEASE_PREFIX, STORED_PREFIX
 
 PROTOCOL_VERSION = "2025-11-25"
@@ -41,6 +42,16 @@ class SSE(NamedTuple):
         return None
 
 
+    @property
+    def method(self) -> Optional[str]:
+        """The JSON-RPC method of a notification or request it carries (None otherwise)."""
+        try:
+            message = json.loads(self.data) if self.data else None
+        except ValueError:
+            return None
+        return message.get("method") if isinstance(message, dict) else None
+
+
 class Answer(NamedTuple):
     """What one request got: status, headers, the SSE events (for a stream) or the JSON body."""
     status: int
@@ -52,6 +63,12 @@ class Answer(NamedTuple):
     @property
     def labels(self) -> List[str]:
         return [e.label for e in self.events if e.label is not None]
+
+    @property
+    def gap(self) -> bool:
+        """The stream's first data event is a gap notice (outcome.GAP_NOTICE)."""
+        first = next((e for e in self.events if e.data), None)
+        return first is not None and first.method == GAP_NOTICE
 
     @property
     def error_code(self) -> Optional[str]:

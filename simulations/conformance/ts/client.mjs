@@ -70,11 +70,29 @@ async function recordingFetch(url, init = {}) {
     try { body = JSON.parse(text); } catch { body = { raw: text }; }
   }
   const upstream = (response.headers.get('x-upstream') ?? '').split(',').pop().trim();
-  exchanges.push({ method, rpc, last_event_id: cursor, status: response.status, upstream, body });
+  const exchange = { method, rpc, last_event_id: cursor, status: response.status, upstream, body, ended: false, gap: false };
+  exchanges.push(exchange);
   if (exchanges.filter(x => x.last_event_id).length >= Number(opt['max-resumes'])) {
     setTimeout(() => finish({ outcome: 'stalled', detail: `still resuming after ${exchanges.length} requests; stopped by the harness` }), 500);
   }
-  return response;
+  return response.ok && response.body ? watched(response, exchange) : response;
+}
+
+// The response with its body passed through unchanged, noting on the exchange whether it carried
+// the guard's gap notice and whether the server ended it (an aborted read is not an end).
+function watched(response, exchange) {
+  const decoder = new TextDecoder();
+  let tail = '';
+  const watch = new TransformStream({
+    transform(chunk, controller) {
+      tail = (tail + decoder.decode(chunk, { stream: true })).slice(-256);
+      if (tail.includes('notifications/resumption_gap')) exchange.gap = true;
+      controller.enqueue(chunk);
+    },
+    flush() { exchange.ended = true; },
+  });
+  return new Response(response.body.pipeThrough(watch),
+    { status: response.status, statusText: response.statusText, headers: response.headers });
 }
 
 const transport = new StreamableHTTPClientTransport(new URL('/mcp', opt.url), { fetch: recordingFetch });
