@@ -19,9 +19,21 @@ SimPy, numpy, nginx or uvicorn; any ASGI server serves it). Install with
   effects.py what an admitted resumption does to the guard's streams, effect by effect
   store.py   tagged ids, per-session streams and the EventStore the SDK is given (standalone,
              or wrapping the deployment's own store)
+  registry.py the fleet's session registry where the model's `store` says it lives: per process
+             (LocalRegistry) or shared by the fleet in Redis (RedisRegistry; needs the `redis`
+             package, `pip install -e '.[guard-redis]'`, imported only when one is built)
 """
 from .guard import INVALID_REQUEST, ResumptionGuard, StrictResumptionGuard
+from .registry import (
+    LocalRegistry,
+    RedisRegistry,
+    SessionExistsError,
+    SessionRecord,
+    SessionRegistry,
+    view_fields,
+)
 from .store import GuardedEventStore, TaggedId
 
-__all__ = ["INVALID_REQUEST", "GuardedEventStore", "ResumptionGuard", "StrictResumptionGuard",
-           "TaggedId"]
+__all__ = ["INVALID_REQUEST", "GuardedEventStore", "LocalRegistry", "RedisRegistry",
+           "ResumptionGuard", "SessionExistsError", "SessionRecord", "SessionRegistry",
+           "StrictResumptionGuard", "TaggedId", "view_fields"]
