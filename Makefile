@@ -72,6 +72,7 @@ conformance: $(STAMP) ts-sdk
 	$(BIN)/python -m simulations conformance --out results/conformance/guarded \
 		--server guard-naive --server guard-range --server guard-generation \
 		--server guard-provenance
+	$(BIN)/python -m simulations conformance --fleet --out results/conformance/fleet
 	$(BIN)/python -m simulations conformance --differential --examples 200 --seed 0 \
 		--out results/conformance/differential
 

@@ -199,8 +199,7 @@ class GuardedEventStore(EventStore):
         if todo.stream is None:
             return todo.attach_to
         if todo.gap and todo.stream.floor is not None:
-            await send_callback(EventMessage(gap_notice(todo.stream.floor.event_id),
-                                             todo.stream.floor.event_id))
+            await send_callback(EventMessage(gap_notice(todo.stream.floor.event_id), None))
         if todo.after is not None:
             await self._replay(todo.stream, todo.after, str(last_event_id), send_callback)
         return todo.stream.stream_id
@@ -235,7 +234,8 @@ class GuardedEventStore(EventStore):
 
 def gap_notice(resume_from: str):
     """The leading event of a gap signal (200 + gap): a notification naming the earliest cursor
-    the stream can be resumed after (the floor), sent with that id."""
+    the stream can be resumed after (the floor). It is sent without an id, so the client's
+    cursor stays where it was until a replayed event moves it (as the model's client)."""
     from mcp_types import JSONRPCNotification
     return JSONRPCNotification(jsonrpc="2.0", method="notifications/resumption_gap",
                                params={"resume_from": resume_from})

@@ -240,9 +240,9 @@ def _foreign(state: State, config: SystemConfig, instance: int, cursor, token: i
 
 def _prime_resumed(state: State, config: SystemConfig, instance: int, token: int,
                    client: Client) -> Tuple[State, Client]:
-    """The priming event a resumed stream carries after its replay (priming_on_resume): buffered
-    like any event and queued behind the replay, so the client takes it as its cursor once it
-    has applied the replay."""
+    """The priming event a resumed stream carries after its replay (priming_on_resume), whatever
+    the admission replayed: buffered like any event and queued behind the replay, so the client
+    takes it as its cursor once it has applied the replay."""
     live = tget(state.instances[instance].sessions, token)
     if live is None or client.phase != "open":
         return state, client
@@ -278,7 +278,11 @@ def reconnect(state: State, config: SystemConfig, gate: Gate, c: int,
         if attached and config.on_attached_stream == "take_over":
             state = set_orphan(state, instance, token, "")   # the old connection is closed
         client, items, after = _admit(state, config, c, instance, decision, view, replay_only)
-        if config.priming_on_resume and decision.effect is Effect.REPLAY and not replay_only:
+        # The SDK primes every stream it attaches to a resumption, whatever was replayed on it
+        # (found on the fleet: from_head and gap streams are primed too); an empty close and a
+        # replay-only stream attach nothing.
+        if config.priming_on_resume and request.last_event_id is not None and not replay_only \
+                and decision.effect is not Effect.EMPTY_CLOSE:
             state, client = _prime_resumed(state, config, instance, token, client)
     else:
         client, after = _react(state, config, c, instance, decision)

@@ -36,8 +36,8 @@ def _expected(effect, ids, cursor_seq, capacity):
         return [i for n, i in enumerate(ids, 1) if n > cursor_seq and i in retained], "1"
     if effect is Effect.FROM_HEAD:
         return retained, "1"
-    if effect is Effect.GAP:
-        return ([floor] if floor else []) + retained, "1"
+    if effect is Effect.GAP:       # the notice has no id: the client's cursor stays put
+        return ([None] if floor else []) + retained, "1"
     if effect in (Effect.EMPTY, Effect.CLAMPED):
         return [], "1"
     if effect is Effect.EMPTY_CLOSE:
@@ -133,7 +133,7 @@ def test_a_gap_event_names_the_floor_and_replay_follows_from_it():
     session, _ = _open(app)
     ids = _emit(app, session, "1", 5)
     status, _, body = _resume(app, session, ids[0])
-    assert status == 200 and body["replayed"] == [ids[2], ids[3], ids[4]]
+    assert status == 200 and body["replayed"] == [None, ids[3], ids[4]]
     from mcp_resume_guard import TaggedId
     ahead = str(TaggedId.parse(ids[-1])._replace(seq=9))    # above hwm: clamped, nothing
     status, _, body = _resume(app, session, ahead)

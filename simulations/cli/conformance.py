@@ -8,12 +8,15 @@ import json
 import sys
 from pathlib import Path
 
+from model import POLICIES
+
 from ..conformance.cases import CASES
 from ..conformance.differential.findings import FINDINGS
 from ..conformance.differential.scope import SCOPE
 from ..conformance.outcome import Outcome
 from ..conformance.predict import DEFAULT_SERVERS, DEPLOYMENTS
 from ..inputs import check_folder_out
+from ..scenarios import SCENARIOS
 from .arguments import checked
 from .errors import UsageError
 
@@ -52,6 +55,15 @@ def add_parser(verbs) -> None:
                    help="--differential: the seed of the sequences (default 0)")
     p.add_argument("--steps", type=int, default=SCOPE["steps"], metavar="N",
                    help=f"--differential: steps per sequence at most (default {SCOPE['steps']})")
+    p.add_argument("--fleet", action="store_true",
+                   help="run every scripted incident under every policy in lockstep on a fleet "
+                        "of real SDK servers behind ResumptionGuard (the incident matrix on "
+                        "real processes)")
+    p.add_argument("--scenario", action="append", choices=list(SCENARIOS), metavar="NAME",
+                   help="--fleet: only this scenario (repeatable); one of: "
+                        + ", ".join(SCENARIOS))
+    p.add_argument("--policy", action="append", choices=list(POLICIES), metavar="NAME",
+                   help="--fleet: only this policy (repeatable); one of: " + ", ".join(POLICIES))
     p.add_argument("--json", action="store_true", help="print the rows (or runs) as JSON")
     p.add_argument("--out", type=Path, metavar="DIR",
                    help="also write the results (JSON, a Markdown table, a manifest) to DIR")
@@ -66,6 +78,12 @@ def _check(args: argparse.Namespace) -> None:
     for flag, path in (("--out", args.out), ("--logs", args.logs)):
         if path is not None:
             checked(check_folder_out, path, flag)
+    if args.fleet:
+        if args.differential or args.case or args.server or args.predict_only:
+            raise UsageError("--fleet runs the scripted incidents: it takes none of "
+                             "--differential, --case, --server, --predict-only")
+    elif args.scenario or args.policy:
+        raise UsageError("--scenario and --policy need --fleet")
     if args.differential:
         if args.case or args.predict_only:
             raise UsageError("--differential runs random sequences: it takes neither --case "
@@ -97,6 +115,11 @@ def run(args: argparse.Namespace) -> int:
                 print(f"{row['case']:<28} {row['server']:<6} "
                       f"{harness.describe(Outcome(**row['model']))}")
         return 0
+    if args.fleet:
+        missing = harness.missing_requirements(["guard"], nginx=False)
+        if missing:
+            raise UsageError("conformance needs: " + "; ".join(missing))
+        return _fleet(args)
     missing = harness.missing_requirements(servers, nginx=not args.differential,
                                            cases=[] if args.differential else cases)
     if missing:
@@ -162,6 +185,39 @@ def _differential(args: argparse.Namespace, servers) -> int:
         if not args.json:
             print(f"wrote {args.out / 'DIFFERENTIAL.md'}")
     return 0 if not any(r["disagreements"] for r in runs) else 1
+
+
+def _fleet(args: argparse.Namespace) -> int:
+    import tempfile
+
+    from ..conformance.fleet import DIFFERS, run_fleet
+    from ..conformance.harness import environment
+    scenarios = args.scenario or list(SCENARIOS)
+    policies = args.policy or list(POLICIES)
+
+    def progress(row) -> None:
+        if not args.json:
+            print(f"  {row.scenario} / {row.policy}: {row.status} ({row.seconds:.1f} s)",
+                  file=sys.stderr, flush=True)
+    logs = args.logs or Path(tempfile.mkdtemp(prefix="mcp-fleet-"))
+    rows = run_fleet(scenarios, policies, logs, progress)
+    failed = any(r.status == DIFFERS for r in rows)
+    if args.logs is None and not failed:
+        import shutil
+        shutil.rmtree(logs, ignore_errors=True)
+    elif not args.json:
+        print(f"process logs: {logs}", file=sys.stderr)
+    if args.json:
+        print(json.dumps({"rows": [r.as_dict() for r in rows]}, indent=2))
+    else:
+        from ..conformance.fleet_report import evidence, summary, table
+        print(table(rows) + "\n\n" + evidence(rows) + "\n\n" + summary(rows))
+    if args.out is not None:
+        from ..conformance.fleet_report import write_fleet
+        write_fleet(args.out, rows, environment(), scenarios, policies)
+        if not args.json:
+            print(f"wrote {args.out / 'FLEET.md'}")
+    return 1 if failed else 0
 
 
 def _run_line(summary) -> str:

@@ -90,7 +90,7 @@ TS_SERVER = TS_DIR / "server.mjs"
 #: TypeScript SDK
 #: "guard-<policy>": the Python SDK behind ResumptionGuard deciding with that policy
 GUARD_POLICIES = {"guard": "strict", **{f"guard-{p}": p for p in
-                                        ("naive", "range", "generation", "provenance")}}
+                                        ("naive", "range", "generation", "provenance", "sdk")}}
 KINDS = ("sdk", "ts", *GUARD_POLICIES)
 
 

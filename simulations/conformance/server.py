@@ -106,14 +106,16 @@ def build_app(capacity: int, retry_ms: int, guard: bool, incarnation: int,
         return False
 
     @server.tool()
-    async def stepped(tag: str, count: int, ctx: Context) -> str:
-        """Send "tag:1".."tag:count", then return "tag:done", each message only when the
-        harness grants it (GET /_harness/step/<tag>); give up after STEP_LIMIT s unattended."""
-        for i in range(1, count + 1):
-            if not await granted_at_least(tag, i):
+    async def stepped(tag: str, count: int, ctx: Context, first: int = 0) -> str:
+        """Send "tag:<first+1>".."tag:count", then return "tag:done", each message only when
+        the harness grants it (GET /_harness/step/<tag>); give up after STEP_LIMIT s
+        unattended. `first`: messages of the work done before this session (a re-initialized
+        client's work goes on where its unfinished call began)."""
+        for n, i in enumerate(range(first + 1, count + 1), 1):
+            if not await granted_at_least(tag, n):
                 return f"{tag}:abandoned"
             await ctx.info(f"{tag}:{i}")
-        if not await granted_at_least(tag, count + 1):
+        if not await granted_at_least(tag, count - first + 1):
             return f"{tag}:abandoned"
         return f"{tag}:done"
 

@@ -41,11 +41,11 @@ from model.history import Applied, Decided, Initialized, Primed
 from model.state import holder
 
 from ...clients import with_client
-from ..outcome import code_of_refusal
+from ..outcome import GAP_NOTICE, code_of_refusal
 from ..predict import DEPLOYMENTS
 from ..probe import STEP_PREFIX
 from ..processes import ServerInstance
-from ..wire import WireClient
+from ..wire import SSE, WireClient
 from .streams import QUIET_WAIT, OpenStream, StreamPool, headers
 
 #: the model actions a sequence draws from (the others have no real counterpart here: the
@@ -197,10 +197,8 @@ class Lockstep:
         real.stream = self.pool.open("POST", self._url(action.instance), headers(wire.session_id),
                                      json={"jsonrpc": "2.0", "id": self.sequence,
                                            "method": "tools/call", "params": {
-                                               "name": "stepped", "arguments": {
-                                                   "tag": f"s{self.sequence}t{init.token}",
-                                                   "count": self.config.messages_per_session
-                                                   - 1}}})
+                                               "name": "stepped",
+                                               "arguments": self._work(init)}})
         real.read = 0
         if real.stream.status != 200:
             self._differ("answer", f"the tool call answered {real.stream.status}")
@@ -213,6 +211,14 @@ class Lockstep:
             real.cursor, real.read = first.id, 1
             self._map(init.priming, real.cursor, "the priming event")
         real.persisted = (real.session_id, real.token, real.cursor)   # as the model's client
+
+    def _work(self, init: Initialized) -> dict:
+        """The `stepped` call that is the new session's work: its messages from the model's
+        work_start on (a re-initialized client's work goes on where its unfinished call
+        began)."""
+        work = {"tag": f"s{self.sequence}t{init.token}",
+                "count": self.config.messages_per_session - 1}
+        return {**work, "first": init.work_start} if init.work_start else work
 
     def _emit(self, before, action: Emit) -> None:
         instance = holder(before, self.config, action.token)
@@ -271,6 +277,8 @@ class Lockstep:
             self._react(action.client, decided, stream.body)
             return
         real.stream, real.read = stream, 0
+        if decided.effect == "gap":        # the model's client takes the floor it names at once
+            self._take_gap_notice(action.client, decided)
         model = self.state.clients[action.client]
         if model.phase != "open":         # the model's server closes at once (empty_close)
             if not stream.wait_closed():
@@ -285,6 +293,17 @@ class Lockstep:
             if stream.closed and not stream.events:
                 self._differ("closed", "the server closed the resumed stream at once; the "
                              f"model keeps it open ({decided.effect})")
+
+    def _take_gap_notice(self, c: int, decided) -> None:
+        """A gap admission starts with the guard's gap notice: an event without an id (the
+        client keeps its cursor, as the model's client does) naming the floor in its params."""
+        real = self.clients[c]
+        stream = real.stream
+        first = stream.events[0] if stream.wait_for(1) else None
+        if first is None or SSE(first.id, first.data).method != GAP_NOTICE or first.id:
+            self._differ("stream", f"the gap admission's stream began with {first}, not a gap "
+                         "notice without an id")
+        real.read = 1
 
     def _react(self, c: int, decided, body: Optional[dict]) -> None:
         """The client's reaction to a refusal, as the model's client reacts: forget the session

@@ -1,0 +1,134 @@
+"""The incident matrix on real processes: every scripted incident (simulations.scenarios) under
+every policy, run in lockstep on a fleet of real MCP Python SDK servers, each behind
+ResumptionGuard deciding with that policy.
+
+The model runs the scenario (its script, then the settle phase) on the deployment the fleet
+really is: the scenario's topology with the guard's ids and stream behaviour (FLEET_DEPLOYMENT).
+The harness then does every one of those actions to the real processes (differential.lockstep:
+the harness routes each request where the model's load balancer sends it; an `Emit` releases the
+session's next tool message on the instance that holds it; Stop and Start stop and restart a
+process) and compares, after every step, each answer, each open stream and each client's cursor,
+and at the end what each client applied. A cell agrees when nothing differs at any step.
+
+A deployment the fleet cannot be yet (a session registry or replay buffers shared by the fleet,
+a store keyed by event id) is a cell that says so ("not run: why"), never a verdict. Ids are the
+guard's tagged ids: a scenario written with counter ids runs on tagged ones, and the cell shows
+the incident matrix's verdict beside the model's wherever the two differ.
+"""
+from __future__ import annotations
+
+import time
+from pathlib import Path
+from typing import Dict, List, NamedTuple, Optional
+
+from model import POLICIES, SystemConfig
+
+from ..scenarios import SCENARIOS
+from ..script import ScenarioRun, run_script
+
+#: what a guarded server is, beyond the scenario's topology (as predict.DEPLOYMENTS["guard"])
+FLEET_DEPLOYMENT = {"event_ids": "tagged", "buffer_keying": "session",
+                    "priming_on_resume": True, "on_attached_stream": "replay_then_close"}
+#: what the fleet's processes can be today, field by field (ids are always the guard's tagged
+#: ids: a scenario with counter ids runs on tagged ones, and its cell shows the incident
+#: matrix's verdict beside the model's on the fleet's deployment wherever they differ)
+SUPPORTED = {"store": ("local",), "buffer": ("local",), "buffer_keying": ("session",)}
+#: why each unsupported value is not there yet
+MISSING = {"store": "a session registry shared by the fleet (adoption as a new generation)",
+           "buffer": "replay buffers shared by the fleet",
+           "buffer_keying": "one event store keyed by event id"}
+#: the server kind (processes.KINDS) that decides with each policy
+KIND = {"strict": "guard", **{p: f"guard-{p}" for p in POLICIES if p != "strict"}}
+AGREES, DIFFERS, NOT_RUN = "agrees", "differs", "not run"
+
+
+class FleetRow(NamedTuple):
+    scenario: str
+    policy: str
+    status: str                 # AGREES, DIFFERS or NOT_RUN
+    detail: str                 # the disagreement, or why the cell did not run
+    steps: int                  # actions run in lockstep
+    model: Dict[str, int]       # the model's violations on the fleet's deployment (non-zero)
+    matrix: Dict[str, int]      # the incident matrix's violations (the scenario's own ids)
+    applied: Dict[str, List[str]]   # client -> what it applied on the real fleet, in order
+    seconds: float
+
+    def as_dict(self) -> Dict[str, object]:
+        return dict(self._asdict())
+
+
+def unsupported(config: SystemConfig) -> Optional[str]:
+    """Why the fleet cannot be `config`'s deployment yet (None: it can)."""
+    missing = [f"{name}={getattr(config, name)} needs {MISSING[name]}"
+               for name, values in SUPPORTED.items() if getattr(config, name) not in values]
+    return "; ".join(missing) or None
+
+
+def model_run(scenario: str, policy: str, on_the_fleet: bool = True) -> ScenarioRun:
+    """The scenario under `policy`, on the fleet's deployment (or the incident matrix's)."""
+    return run_script(SCENARIOS[scenario], policy,
+                      overrides=FLEET_DEPLOYMENT if on_the_fleet else None)
+
+
+def _violations(run: ScenarioRun) -> Dict[str, int]:
+    return {name: n for name, n in run.report.violations.items() if n}
+
+
+def run_cell(scenario: str, policy: str, workdir: Path) -> FleetRow:
+    """One (scenario, policy) cell: the model's run, then the same actions on a real fleet."""
+    from .differential.lockstep import VOCABULARY, Disagreement, Lockstep
+    started = time.monotonic()
+    run = model_run(scenario, policy)
+    model, matrix = _violations(run), _violations(model_run(scenario, policy, False))
+    actions = [r.action for r in run.steps if r.action is not None]
+
+    def row(status: str, detail: str, steps: int = 0, applied=None) -> FleetRow:
+        return FleetRow(scenario, policy, status, detail, steps, model, matrix, applied or {},
+                        round(time.monotonic() - started, 2))
+    why = unsupported(SCENARIOS[scenario].config)
+    if why is None:
+        odd = sorted({type(a).__name__ for a in actions if type(a) not in VOCABULARY})
+        why = f"the run takes actions the harness cannot do: {odd}" if odd else None
+    if why is not None:
+        return row(NOT_RUN, why)
+    import anyio.from_thread
+
+    from .differential.streams import StreamPool
+    from .processes import Processes
+    config = run.config
+    with Processes(workdir / f"{scenario}-{policy}") as procs, \
+            anyio.from_thread.start_blocking_portal() as portal:
+        fleet = [procs.server(f"i{i}", capacity=config.buffer_capacity, kind=KIND[policy])
+                 for i in range(config.instances)]
+        pool = StreamPool(portal)
+        lock = Lockstep(fleet, pool, KIND[policy], config, policy, 1)
+        try:
+            for action in actions:
+                lock.step(action)
+            lock.finish()
+        except Disagreement as exc:
+            return row(DIFFERS, exc.what, len(lock.log), _applied(lock))
+        finally:
+            lock.close()
+            pool.close()
+    ids = SCENARIOS[scenario].config.event_ids
+    note = "" if ids == "tagged" else f" (on tagged ids; the scenario's are {ids})"
+    return row(AGREES, f"{len(actions)} steps, every observation agrees{note}", len(actions),
+               _applied(lock))
+
+
+def _applied(lock) -> Dict[str, List[str]]:
+    return {f"c{c}": [f"t{token}:{msg}" for token, msg in real.applied]
+            for c, real in enumerate(lock.clients)}
+
+
+def run_fleet(scenarios: List[str], policies: List[str], workdir: Path,
+              progress=None) -> List[FleetRow]:
+    """Every (scenario, policy) cell, in order, each on fresh processes under `workdir`."""
+    rows = []
+    for scenario in scenarios:
+        for policy in policies:
+            rows.append(run_cell(scenario, policy, Path(workdir)))
+            if progress is not None:
+                progress(rows[-1])
+    return rows

@@ -1,0 +1,112 @@
+"""The incident matrix on real processes (`conformance --fleet`): scripted incidents under every
+policy in lockstep on real MCP SDK servers behind ResumptionGuard."""
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from conformance_support import require_conformance
+
+from model import POLICIES
+from model.history import Primed
+from simulations.cli import main
+from simulations.conformance.fleet import NOT_RUN, model_run, unsupported
+from simulations.scenarios import SCENARIOS
+
+ROOT = Path(__file__).resolve().parent.parent
+RUNNABLE = ("failover_format_only", "truncated_buffer_live_session")
+
+
+@pytest.fixture(scope="module")
+def fleet_run(tmp_path_factory):
+    require_conformance(servers=("guard",))
+    out = tmp_path_factory.mktemp("fleet")
+    argv = [sys.executable, "-m", "simulations", "conformance", "--fleet", "--json",
+            "--out", str(out)] + [a for s in RUNNABLE for a in ("--scenario", s)]
+    proc = subprocess.run(argv, capture_output=True, text=True, timeout=900)
+    return proc, out
+
+
+def test_every_cell_run_on_the_fleet_agrees_with_the_model_at_every_step(fleet_run):
+    proc, out = fleet_run
+    rows = json.loads(proc.stdout)["rows"]
+    assert [(r["scenario"], r["policy"], r["detail"]) for r in rows if r["status"] != "agrees"] \
+        == []
+    assert {(r["scenario"], r["policy"]) for r in rows} == \
+        {(s, p) for s in RUNNABLE for p in POLICIES}
+    assert proc.returncode == 0, proc.stderr
+    assert (out / "FLEET.md").exists() and (out / "manifest.json").exists()
+
+
+def test_the_incidents_violations_happen_on_real_processes(fleet_run):
+    """Incident B's failover under naive (a silent open stream: a stall) and the truncated
+    buffer under naive (replay from the head skips a message: silent loss) on a real fleet; the
+    client's own applied messages show it."""
+    rows = {(r["scenario"], r["policy"]): r for r in json.loads(fleet_run[0].stdout)["rows"]}
+    assert rows[("failover_format_only", "naive")]["model"] == {"stall": 1}
+    assert rows[("truncated_buffer_live_session", "naive")]["model"] == {"silent_loss": 1}
+    assert "t1:2" not in rows[("truncated_buffer_live_session", "naive")]["applied"]["c0"]
+    assert rows[("truncated_buffer_live_session", "strict")]["applied"]["c0"] == \
+        ["t1:0", "t1:1", "t1:3", "t1:4", "t1:5"]    # m2 told as lost by the replay_gap
+    assert rows[("failover_format_only", "strict")]["model"] == {}
+
+
+def test_a_deployment_the_fleet_cannot_be_is_not_run_and_says_why():
+    assert unsupported(SCENARIOS["failover_format_only"].config) is None
+    why = unsupported(SCENARIOS["shared_store_local_buffer"].config)
+    assert "store=shared" in why and "buffer" not in why.split(";")[0]
+    assert "buffer_keying=event_id" in unsupported(SCENARIOS["foreign_cursor"].config)
+
+
+def test_a_not_run_cell_is_no_verdict(tmp_path, capsys):
+    require_conformance(servers=("guard",))
+    assert main(["conformance", "--fleet", "--json", "--scenario", "foreign_cursor",
+                 "--policy", "strict", "--logs", str(tmp_path)]) == 0
+    row = json.loads(capsys.readouterr().out)["rows"][0]
+    assert row["status"] == NOT_RUN and row["steps"] == 0 and row["applied"] == {}
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["--scenario", "foreign_cursor"], "need --fleet"),
+    (["--fleet", "--case", "own_cursor"], "--fleet runs the scripted incidents"),
+    (["--fleet", "--differential"], "--fleet runs the scripted incidents"),
+])
+def test_bad_fleet_arguments_exit_2_with_one_line(argv, message, tmp_path, capsys):
+    assert main(["conformance", "--out", str(tmp_path / "out")] + argv) == 2
+    assert message in capsys.readouterr().err
+    assert not (tmp_path / "out").exists()
+
+
+def test_an_unknown_scenario_is_refused_naming_the_valid_ones(capsys):
+    assert main(["conformance", "--fleet", "--scenario", "nope"]) == 2
+    assert "failover_format_only" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("policy, effect", [("naive", "from_head"), ("provenance", "gap")])
+def test_the_sdk_primes_every_resumed_stream_it_attaches(policy, effect):
+    """Regression (found on the fleet, truncated_buffer_live_session): the Python SDK primes a
+    resumed stream after whatever it replayed, not only after a replay; the model queued the
+    priming event only for `replay`, so the fleet's from_head and gap streams carried an event
+    the model did not have in flight."""
+    run = model_run("truncated_buffer_live_session", policy)
+    events = [e for r in run.steps for e in r.events]
+    decided = next(n for n, e in enumerate(events) if type(e).__name__ == "Decided")
+    assert events[decided].effect == effect
+    assert any(type(e) is Primed for e in events[decided:])
+
+
+def test_the_committed_fleet_results_are_what_the_model_says_today():
+    from simulations.conformance.fleet_report import load_rows
+    rows = load_rows(ROOT / "results" / "conformance" / "fleet")
+    assert {(r.scenario, r.policy) for r in rows} == {(s, p) for s in SCENARIOS for p in POLICIES}
+    for r in rows:
+        assert r.status in ("agrees", NOT_RUN), (r.scenario, r.policy, r.detail)
+        model = {k: v for k, v in model_run(r.scenario, r.policy).report.violations.items() if v}
+        assert r.model == model, (r.scenario, r.policy)
+
+
+def test_the_readme_shows_the_committed_fleet_table():
+    from simulations.conformance.fleet_report import load_rows, table
+    assert table(load_rows(ROOT / "results" / "conformance" / "fleet")) in \
+        (ROOT / "README.md").read_text()
