@@ -13,7 +13,8 @@ from typing import NamedTuple, Optional
 
 from model.protocol import Effect
 
-from .store import Binding, SessionBook, StreamRecord, TaggedId
+from .ids import TaggedId
+from .store import Binding, SessionBook, StreamRecord
 
 
 class Plan(NamedTuple):
@@ -34,23 +35,26 @@ def detached() -> Plan:
 
 
 def plan(effect: Effect, book: SessionBook, binding: Optional[Binding],
-         tagged: Optional[TaggedId]) -> Plan:
-    """The plan for `effect` on a GET of `binding`'s session with cursor `tagged` (None: a
-    cursor that is not one of the guard's ids). S's buffer is `binding.own_stream(tagged)`, as
-    in the view the gate decided on."""
+         wire: Optional[str]) -> Plan:
+    """The plan for `effect` on a GET of `binding`'s session with cursor `wire`. S's buffer is
+    `binding.own_stream(wire)`, as in the view the gate decided on; a FOREIGN replay follows
+    the deployment's lookup into whichever stream holds the cursor."""
     if effect is Effect.EMPTY_CLOSE:
         return NO_STREAM
     if effect is Effect.DETACHED:
         return detached()
-    if effect is Effect.FOREIGN:      # after E in whichever stream the id names
-        stream = book.locate(tagged) if tagged is not None else None
-        return Plan(stream, tagged.seq) if stream is not None and tagged is not None \
-            else detached()
-    own = binding.own_stream(tagged) if binding is not None else None
+    if effect is Effect.FOREIGN:      # after E in whichever stream the lookup finds it
+        found = book.lookup(binding, wire)
+        if found is None and book.scheme == "tagged" and wire is not None:
+            tagged = TaggedId.parse(wire)
+            stream = book.locate(tagged) if tagged is not None else None
+            return Plan(stream, tagged.seq) if stream is not None and tagged else detached()
+        return Plan(found[1], found[2].seq) if found is not None else detached()
+    own = binding.own_stream(wire) if binding is not None else None
     if own is None:                   # S has no stream here: nothing can ever arrive
         return detached()
-    if effect is Effect.REPLAY:       # after E's position in S's stream (by sequence number)
-        return Plan(own, tagged.seq if tagged is not None else own.next_seq - 1)
+    if effect is Effect.REPLAY:       # after E's position in S's stream
+        return Plan(own, own.after(book.scheme, wire))
     if effect is Effect.FROM_HEAD:
         return Plan(own, 0)
     if effect is Effect.GAP:

@@ -37,7 +37,7 @@ from model.view import (
     ABOVE_HWM,
     AT_FLOOR,
     BELOW_FLOOR,
-    IDS_TAGGED,
+    IDS_UNIQUE,
     IN_BUFFER,
     IN_RANGE,
     NO_BUFFER,
@@ -48,8 +48,10 @@ from model.view import (
     ServerView,
 )
 
+from . import ids
 from .effects import plan
-from .store import CURRENT, Binding, GuardedEventStore, SessionBook, Slot, StreamRecord, TaggedId
+from .ids import SCHEMES, TaggedId
+from .store import CURRENT, Binding, GuardedEventStore, SessionBook, Slot, StreamRecord
 
 SESSION_HEADER = b"mcp-session-id"
 LAST_EVENT_ID_HEADER = b"last-event-id"
@@ -71,12 +73,19 @@ class ResumptionGuard:
     incarnation   this process's generation, encoded in every id (default: random)
     inner_store   the deployment's own EventStore to keep events in (default: the guard keeps
                   them); it must retain at least `capacity + 1` events per stream
+    ids, keying   the id scheme (ids.SCHEMES; "tagged" unless you are reproducing a weaker
+                  deployment) and where a cursor is looked up: "session" (S's own streams) or
+                  "event_id" (every stream of the process, like the SDK's example store)
     """
 
     def __init__(self, app=None, *, gate: Union[str, GateFunction, Gate] = "strict",
                  capacity: int = 256, incarnation: Optional[int] = None,
-                 inner_store=None) -> None:
+                 inner_store=None, ids: str = "tagged", keying: str = "session") -> None:
         self.gate = resolve_gate(gate)        # ValueError naming the valid policies
+        if ids not in SCHEMES:
+            raise ValueError(f"ids must be one of {', '.join(SCHEMES)}, got {ids!r}")
+        if keying not in ("session", "event_id"):
+            raise ValueError(f"keying must be 'session' or 'event_id', got {keying!r}")
         if not isinstance(capacity, int) or isinstance(capacity, bool) or capacity < 1:
             raise ValueError(f"capacity must be a positive integer, got {capacity!r}")
         if incarnation is None:
@@ -84,7 +93,7 @@ class ResumptionGuard:
         if not isinstance(incarnation, int) or isinstance(incarnation, bool) or incarnation < 0:
             raise ValueError(f"incarnation must be a non-negative integer, got {incarnation!r}")
         self.app = app
-        self.book = SessionBook(capacity, incarnation)
+        self.book = SessionBook(capacity, incarnation, ids, keying)
         self.event_store = GuardedEventStore(self.book, inner_store)
         self.decisions: List[Tuple[str, Decision]] = []   # what it decided, newest last
 
@@ -112,27 +121,40 @@ class ResumptionGuard:
 
     def view(self, binding: Optional[Binding], number: int,
              last_event_id: Optional[str]) -> ServerView:
-        """What this process knows, as model.observe.build_view says for tagged ids and a
-        session-keyed buffer: S's buffer is its own stream (Binding.own_stream); E is found only
-        as an entry of it; its position is by sequence number, as a range check compares."""
-        tagged = TaggedId.parse(last_event_id) if last_event_id is not None else None
-        owner_binding = self.book.keys.get(tagged.key) if tagged is not None else None
-        owner = owner_binding.number if owner_binding is not None else None
-        if owner is None and tagged is not None and binding is not None \
-                and tagged.key != binding.key:
-            # Keys are random and unique: an id under another key was not issued on S, even
-            # if another process issued it and this one cannot say to whom.
-            owner = ANOTHER_SESSION
-        own = binding.own_stream(tagged) if binding is not None else None
+        """What this process knows, as model.observe.build_view builds it for the guard's id
+        scheme and keying: S's buffer is its own stream (Binding.own_stream); E is found by the
+        deployment's lookup (SessionBook.lookup); its position is by the scheme's order; owner
+        and generation are only what the id proves (a tagged id's parts, or a unique id found
+        in a stream)."""
+        book, wire = self.book, last_event_id
+        tagged = TaggedId.parse(wire) if wire is not None and book.scheme == "tagged" else None
+        owner: Optional[int] = None
+        generation: Optional[int] = None
+        if tagged is not None:
+            owner_binding = book.keys.get(tagged.key)
+            owner = owner_binding.number if owner_binding is not None else None
+            if owner is None and binding is not None and tagged.key != binding.key:
+                # Keys are random and unique: an id under another key was not issued on S,
+                # even if another process issued it and this one cannot say to whom.
+                owner = ANOTHER_SESSION
+            generation = tagged.incarnation
+        own = binding.own_stream(wire) if binding is not None else None
         buffer = None if own is None else BufferView(
             tuple(e.event_id for e in own.events), own.floor.event_id if own.floor else None)
-        found = own is not None and any(e.event_id == last_event_id for e in own.events)
-        cursor = CursorView(last_event_id, owner, tagged.incarnation if tagged else None,
-                            found, _position(own, last_event_id, tagged))
+        hit = book.lookup(binding, wire)
+        issuer = hit[0] if hit is not None else (
+            binding if own is not None and own.floor is not None
+            and own.floor.event_id == wire else None)
+        if owner is None and issuer is not None and ids.guarantee(book.scheme) == IDS_UNIQUE:
+            owner, generation = issuer.number, self.incarnation
+        cursor = CursorView(wire, owner, generation, hit is not None,
+                            _position(book.scheme, own, wire),
+                            hit is not None and hit[0] is not binding)
         return ServerView(instance=0, incarnation=self.incarnation, session=number,
                           registry_has_session=binding is not None,
                           held_locally=binding is not None, generation=self.incarnation,
-                          recreates=False, buffer=buffer, cursor=cursor, ids=IDS_TAGGED)
+                          recreates=False, buffer=buffer, cursor=cursor,
+                          ids=ids.guarantee(book.scheme))
 
     async def __call__(self, scope, receive, send) -> None:
         if scope["type"] != "http":
@@ -164,7 +186,7 @@ class ResumptionGuard:
                     return
         todo = None if decision is None else plan(
             decision.effect, self.book, binding,
-            TaggedId.parse(raw_cursor.decode("latin-1")) if raw_cursor is not None else None)
+            raw_cursor.decode("latin-1") if raw_cursor is not None else None)
         token = CURRENT.set(Slot(binding, todo))
         try:
             await self.app(scope, receive, self._watch(send, binding, session_id, method))
@@ -199,10 +221,9 @@ class StrictResumptionGuard(ResumptionGuard):
                          inner_store=inner_store)
 
 
-def _position(own: Optional[StreamRecord], wire: Optional[str],
-              tagged: Optional[TaggedId]) -> str:
-    """Where cursor `wire` lies relative to S's buffer `own` (model.observe.position, with a
-    tagged id's order being its sequence number)."""
+def _position(scheme: str, own: Optional[StreamRecord], wire: Optional[str]) -> str:
+    """Where cursor `wire` lies relative to S's buffer `own` (model.observe.position: by the
+    scheme's order, ids.order)."""
     if wire is None:
         return NO_CURSOR
     if own is None:
@@ -211,12 +232,15 @@ def _position(own: Optional[StreamRecord], wire: Optional[str],
         return IN_BUFFER
     if own.floor is not None and own.floor.event_id == wire:
         return AT_FLOOR
-    if tagged is None:
+    key = ids.order(scheme, wire)
+    if key is None:
         return UNKNOWN
-    if own.floor is not None and tagged.seq < own.floor.seq:
+    if own.floor is not None and own.floor.order is not None and key < own.floor.order:
         return BELOW_FLOOR
     newest = own.events[-1] if own.events else own.floor
-    if newest is None or tagged.seq > newest.seq:
+    if newest is None:
+        return ABOVE_HWM
+    if newest.order is not None and key > newest.order:
         return ABOVE_HWM
     return IN_RANGE
 

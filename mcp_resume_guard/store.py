@@ -1,5 +1,6 @@
-"""The guard's side of event storage: tagged ids, what the process knows of each session's
-streams, and the EventStore the SDK is given (standalone, or wrapping the deployment's own store).
+"""The guard's side of event storage: ids (tagged unless the guard is given a weaker scheme,
+ids.py), what the process knows of each session's streams, and the EventStore the SDK is given
+(standalone, or wrapping the deployment's own store).
 
 The SDK's `EventStore` is not told the session. The guard's middleware puts the session the
 current request works for into a context variable (`CURRENT`); the SDK's session tasks are
@@ -7,44 +8,33 @@ started inside the request that created the session and inherit it. Ids minted b
 session id is known (the initialize request's priming event) carry the session's random key,
 which the middleware binds to the session id when the initialize response carries it.
 
-Invariants: an id is issued once per process incarnation; a stream's retained events are the
-newest `capacity` (their sequence numbers contiguous, right after `floor`); sessions never share
-a stream, whatever their request ids.
+Invariants: a tagged or uuid id is issued once per process incarnation (counter ids repeat, as
+their schemes say); a stream's retained events are the newest `capacity` (their internal
+sequence numbers contiguous, right after `floor`); sessions never share a stream, whatever their
+request ids. A cursor is looked up in the session's own streams (keying "session") or, like the
+SDK's example store, in every stream of the process (keying "event_id": the newest event with
+that id wins).
 """
 from __future__ import annotations
 
 import secrets
+import uuid
 from collections import deque
 from contextvars import ContextVar
-from typing import Deque, Dict, List, NamedTuple, Optional
+from typing import Deque, Dict, List, NamedTuple, Optional, Tuple
 
 from mcp.server.streamable_http import EventCallback, EventMessage, EventStore
 
-
-class TaggedId(NamedTuple):
-    """`<session key>-<incarnation>-<stream number>-<sequence>`, all but the key decimal."""
-    key: str
-    incarnation: int
-    stream: int
-    seq: int
-
-    def __str__(self) -> str:
-        return f"{self.key}-{self.incarnation}-{self.stream}-{self.seq}"
-
-    @staticmethod
-    def parse(text: str) -> Optional["TaggedId"]:
-        """The id's parts, or None when `text` is not an id of this format."""
-        parts = text.split("-")
-        if len(parts) != 4 or not all(parts) or not all(p.isdigit() for p in parts[1:]):
-            return None
-        return TaggedId(parts[0], int(parts[1]), int(parts[2]), int(parts[3]))
+from . import ids
+from .ids import TaggedId
 
 
 class Kept(NamedTuple):
-    seq: int
-    event_id: str          # the tagged id on the wire
+    seq: int               # position in its stream (1, 2, ...), whatever the id scheme
+    event_id: str          # the id on the wire
     message: object        # the message (None: a priming event)
     inner_id: object = None  # the inner store's id for it (wrapping)
+    order: Optional[int] = None  # what a range check compares (ids.order)
 
 
 class StreamRecord:
@@ -58,11 +48,41 @@ class StreamRecord:
         self.next_seq = 1
         self.floor: Optional[Kept] = None       # the last event dropped for capacity
 
-    def keep(self, event: Kept) -> None:
+    def keep(self, event: Kept) -> Optional[Kept]:
+        """Append `event`, dropping the oldest beyond capacity; returns the event no longer
+        held at all (the previous floor), if any."""
+        gone = None
         if len(self.events) == self.capacity:
-            self.floor = self.events.popleft()
+            gone, self.floor = self.floor, self.events.popleft()
         self.events.append(event)
         self.next_seq = event.seq + 1
+        return gone
+
+    def holds(self, wire: Optional[str], floor_too: bool = False) -> Optional[Kept]:
+        """The retained event (or, `floor_too`, the floor) whose id is `wire`; the newest."""
+        for event in reversed(self.events):
+            if event.event_id == wire:
+                return event
+        if floor_too and self.floor is not None and self.floor.event_id == wire:
+            return self.floor
+        return None
+
+    def after(self, scheme: str, wire: Optional[str]) -> int:
+        """The sequence number a replay "after the cursor" starts after: the cursor's own event
+        (or the floor) when the stream holds it, else the position its id compares to (by
+        ids.order); with no order, nothing is replayed."""
+        held = self.holds(wire, floor_too=True)
+        if held is not None:
+            return held.seq
+        key = ids.order(scheme, wire)
+        if key is None:
+            return self.next_seq - 1
+        if scheme == "tagged":
+            return key
+        kept = list(self.events) + ([self.floor] if self.floor is not None else [])
+        below = [e.seq for e in kept if e.order is not None and e.order <= key]
+        first = self.events[0].seq if self.events else self.next_seq
+        return max(below) if below else first - 1
 
     def anchor(self, seq: int) -> Optional[Kept]:
         """The retained event or the floor with sequence number `seq`."""
@@ -82,13 +102,19 @@ class Binding:
         self.streams: Dict[str, StreamRecord] = {}
         self.by_number: List[StreamRecord] = []
         self.latest: Optional[StreamRecord] = None   # the stream that last stored a message
+        self.counter = 0                    # the per-session id counter (ids "per_session")
 
-    def own_stream(self, tagged: Optional[TaggedId]) -> Optional[StreamRecord]:
-        """S's replay buffer as the model sees it (one per session): the stream the cursor
-        names when it is one of S's, else the stream that last carried a message."""
+    def own_stream(self, wire: Optional[str]) -> Optional[StreamRecord]:
+        """S's replay buffer as the model sees it (one per session): the stream of S that holds
+        or just dropped the cursor (a tagged cursor names it), else the stream that last carried
+        a message."""
+        tagged = TaggedId.parse(wire) if wire is not None else None
         if tagged is not None and tagged.key == self.key \
                 and 0 <= tagged.stream < len(self.by_number):
             return self.by_number[tagged.stream]
+        for stream in self.by_number:
+            if stream.holds(wire, floor_too=True):
+                return stream
         return self.latest
 
     def stream(self, stream_id: str, capacity: int) -> StreamRecord:
@@ -117,12 +143,47 @@ CURRENT: ContextVar[Optional[Slot]] = ContextVar("mcp_resumption_guard", default
 class SessionBook:
     """What this process knows of its sessions: live ones by Mcp-Session-Id, all by id key."""
 
-    def __init__(self, capacity: int, incarnation: int) -> None:
+    def __init__(self, capacity: int, incarnation: int, scheme: str = "tagged",
+                 keying: str = "session") -> None:
         self.capacity = capacity
         self.incarnation = incarnation
+        self.scheme, self.keying = scheme, keying
         self.sessions: Dict[str, Binding] = {}
         self.keys: Dict[str, Binding] = {}
+        self.counter = 0                    # the process's id counter (ids "global")
+        self.index: Dict[str, Tuple[Binding, StreamRecord]] = {}   # id -> newest holder
         self._issued = 0
+
+    def mint(self, binding: Binding, stream: StreamRecord) -> Tuple[str, Optional[int]]:
+        """The next event id of `binding`'s `stream` under the scheme, and its order."""
+        if self.scheme == "tagged":
+            seq = stream.next_seq
+            return str(TaggedId(binding.key, self.incarnation, stream.number, seq)), seq
+        if self.scheme == "per_session":
+            binding.counter += 1
+            return str(binding.counter), binding.counter
+        if self.scheme == "global":
+            self.counter += 1
+            return str(self.counter), self.counter
+        return uuid.uuid4().hex, None
+
+    def lookup(self, binding: Optional[Binding], wire: Optional[str]
+               ) -> Optional[Tuple[Binding, StreamRecord, Kept]]:
+        """Where this deployment's lookup finds cursor `wire` among retained events: in S's own
+        streams (keying "session"), or in any live session's (keying "event_id")."""
+        if wire is None:
+            return None
+        if self.keying == "event_id":
+            found = self.index.get(wire)
+            if found is None or self.keys.get(found[0].key) is not found[0]:
+                return None
+            kept = found[1].holds(wire)
+            return (found[0], found[1], kept) if kept is not None else None
+        for stream in (binding.by_number if binding is not None else ()):
+            kept = stream.holds(wire)
+            if kept is not None:
+                return binding, stream, kept
+        return None
 
     def new_binding(self) -> Binding:
         self._issued += 1
@@ -175,10 +236,14 @@ class GuardedEventStore(EventStore):
         binding = slot.binding
         stream = binding.stream(str(stream_id), self.book.capacity)
         seq = stream.next_seq
-        event_id = str(TaggedId(binding.key, self.book.incarnation, stream.number, seq))
+        event_id, order = self.book.mint(binding, stream)
         inner_id = None if self.inner is None else \
             await self.inner.store_event(f"{binding.key}/{stream.stream_id}", message)
-        stream.keep(Kept(seq, event_id, message, inner_id))
+        gone = stream.keep(Kept(seq, event_id, message, inner_id, order))
+        if self.book.keying == "event_id":
+            self.book.index[event_id] = (binding, stream)
+            if gone is not None and self.book.index.get(gone.event_id, (None, None))[1] is stream:
+                del self.book.index[gone.event_id]
         if message is not None:
             binding.latest = stream
         return event_id

@@ -15,7 +15,8 @@ from simulations.conformance.fleet import NOT_RUN, model_run, unsupported
 from simulations.scenarios import SCENARIOS
 
 ROOT = Path(__file__).resolve().parent.parent
-RUNNABLE = ("failover_format_only", "truncated_buffer_live_session")
+RUNNABLE = ("failover_format_only", "truncated_buffer_live_session", "foreign_cursor",
+            "foreign_cursor_session_keyed")
 
 
 @pytest.fixture(scope="module")
@@ -50,18 +51,23 @@ def test_the_incidents_violations_happen_on_real_processes(fleet_run):
     assert rows[("truncated_buffer_live_session", "strict")]["applied"]["c0"] == \
         ["t1:0", "t1:1", "t1:3", "t1:4", "t1:5"]    # m2 told as lost by the replay_gap
     assert rows[("failover_format_only", "strict")]["model"] == {}
+    # an event-id keyed store hands session 1's message to client 1 under naive, not strict
+    assert rows[("foreign_cursor", "naive")]["model"]["cross_session_delivery"] == 1
+    assert "t1:2" in rows[("foreign_cursor", "naive")]["applied"]["c1"]
+    assert not any(label.startswith("t1:")
+                   for label in rows[("foreign_cursor", "strict")]["applied"]["c1"])
 
 
 def test_a_deployment_the_fleet_cannot_be_is_not_run_and_says_why():
-    assert unsupported(SCENARIOS["failover_format_only"].config) is None
+    assert all(unsupported(SCENARIOS[s].config) is None for s in RUNNABLE)
     why = unsupported(SCENARIOS["shared_store_local_buffer"].config)
-    assert "store=shared" in why and "buffer" not in why.split(";")[0]
-    assert "buffer_keying=event_id" in unsupported(SCENARIOS["foreign_cursor"].config)
+    assert why.startswith("store=shared") and "buffer=" not in why
+    assert "buffer=shared" in unsupported(SCENARIOS["reconnect_after_rolling_restart"].config)
 
 
 def test_a_not_run_cell_is_no_verdict(tmp_path, capsys):
     require_conformance(servers=("guard",))
-    assert main(["conformance", "--fleet", "--json", "--scenario", "foreign_cursor",
+    assert main(["conformance", "--fleet", "--json", "--scenario", "shared_store_local_buffer",
                  "--policy", "strict", "--logs", str(tmp_path)]) == 0
     row = json.loads(capsys.readouterr().out)["rows"][0]
     assert row["status"] == NOT_RUN and row["steps"] == 0 and row["applied"] == {}

@@ -149,3 +149,64 @@ def test_the_sdks_gate_closes_an_unknown_cursors_stream_and_typescripts_detaches
         status, _, body = _resume(app, session, ids[0])
         assert status == 200 and body["replayed"] == []
         assert body["stream"] == stream if stream is None else body["stream"].startswith(stream)
+
+
+def _weak(gate, ids, keying, capacity=8):
+    import mcp_resume_guard
+    guard = mcp_resume_guard.ResumptionGuard(gate=gate, capacity=capacity, incarnation=7,
+                                             ids=ids, keying=keying)
+    return guard.wrap(FakeManager(guard.event_store)), guard
+
+
+def test_counter_ids_are_reused_and_prove_no_issuer():
+    """Per-session counters restart with every session; strict cannot tell who issued one
+    (409 cursor_unverifiable), a range check reads it as a position in S's stream."""
+    for gate, answer in (("strict", (409, "cursor_unverifiable")), ("range", (200, None))):
+        app, guard = _weak(gate, "per_session", "session")
+        a, priming_a = _open(app)
+        b, priming_b = _open(app)
+        ids_a, ids_b = _emit(app, a, "1", 3), _emit(app, b, "1", 3)
+        assert (priming_a, priming_b) == ("1", "1") and ids_a == ids_b == ["2", "3", "4"]
+        status, _, body = _resume(app, b, ids_a[0])
+        code = body["error"]["data"]["code"] if status != 200 else None
+        assert (status, code) == answer
+        if status == 200:
+            assert body["replayed"] == ids_b[1:]      # after "2" in B's own stream
+
+
+def test_an_event_id_keyed_lookup_follows_a_foreign_cursor_into_its_session():
+    """Like the SDK's example store (one store keyed by event id): naive finds a global
+    counter id of session A when B presents it and replays A's stream to B (cross-session
+    delivery); provenance sees the id in another session's stream and refuses."""
+    app, guard = _weak("naive", "global", "event_id")
+    a, _ = _open(app)
+    b, _ = _open(app)
+    ids_a = _emit(app, a, "1", 3)
+    _emit(app, b, "1", 2)
+    status, _, body = _resume(app, b, ids_a[0])
+    assert status == 200 and body["replayed"] == ids_a[1:] and guard.decisions[-1][1].effect \
+        is Effect.FOREIGN
+    app, guard = _weak("provenance", "global", "event_id")
+    a, _ = _open(app)
+    b, _ = _open(app)
+    ids_a = _emit(app, a, "1", 3)
+    status, _, body = _resume(app, b, ids_a[0])
+    assert (status, body["error"]["data"]["code"]) == (400, "cursor_session_mismatch")
+
+
+def test_a_uuid_found_in_a_stream_names_its_session():
+    app, guard = _weak("strict", "uuid", "event_id")
+    a, _ = _open(app)
+    b, _ = _open(app)
+    ids_a = _emit(app, a, "1", 2)
+    status, _, body = _resume(app, b, ids_a[0])
+    assert (status, body["error"]["data"]["code"]) == (400, "cursor_session_mismatch")
+    status, _, body = _resume(app, a, ids_a[0])
+    assert status == 200 and body["replayed"] == ids_a[1:]
+
+
+@pytest.mark.parametrize("kwargs", [{"ids": "snowflake"}, {"keying": "request_id"}])
+def test_bad_id_settings_are_refused(kwargs):
+    import mcp_resume_guard
+    with pytest.raises(ValueError, match=next(iter(kwargs))):
+        mcp_resume_guard.ResumptionGuard(**kwargs)

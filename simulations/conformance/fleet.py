@@ -10,10 +10,10 @@ session's next tool message on the instance that holds it; Stop and Start stop a
 process) and compares, after every step, each answer, each open stream and each client's cursor,
 and at the end what each client applied. A cell agrees when nothing differs at any step.
 
-A deployment the fleet cannot be yet (a session registry or replay buffers shared by the fleet,
-a store keyed by event id) is a cell that says so ("not run: why"), never a verdict. Ids are the
-guard's tagged ids: a scenario written with counter ids runs on tagged ones, and the cell shows
-the incident matrix's verdict beside the model's wherever the two differ.
+The guard issues the scenario's own ids (tagged, per-session or per-process counters, uuids) and
+looks cursors up as its buffer keying says. A deployment the fleet cannot be yet (a session
+registry or replay buffers shared by the fleet) is a cell that says so ("not run: why"), never a
+verdict.
 """
 from __future__ import annotations
 
@@ -26,17 +26,16 @@ from model import POLICIES, SystemConfig
 from ..scenarios import SCENARIOS
 from ..script import ScenarioRun, run_script
 
-#: what a guarded server is, beyond the scenario's topology (as predict.DEPLOYMENTS["guard"])
-FLEET_DEPLOYMENT = {"event_ids": "tagged", "buffer_keying": "session",
-                    "priming_on_resume": True, "on_attached_stream": "replay_then_close"}
-#: what the fleet's processes can be today, field by field (ids are always the guard's tagged
-#: ids: a scenario with counter ids runs on tagged ones, and its cell shows the incident
-#: matrix's verdict beside the model's on the fleet's deployment wherever they differ)
-SUPPORTED = {"store": ("local",), "buffer": ("local",), "buffer_keying": ("session",)}
+#: what the Python SDK does beyond the scenario's deployment (found by conformance and
+#: differential testing: it primes resumed streams, and replays then closes a stream a
+#: half-open connection still holds); the guard issues the scenario's own ids and keys its
+#: lookups as the scenario says
+FLEET_DEPLOYMENT = {"priming_on_resume": True, "on_attached_stream": "replay_then_close"}
+#: what the fleet's processes can be today, field by field
+SUPPORTED = {"store": ("local",), "buffer": ("local",)}
 #: why each unsupported value is not there yet
 MISSING = {"store": "a session registry shared by the fleet (adoption as a new generation)",
-           "buffer": "replay buffers shared by the fleet",
-           "buffer_keying": "one event store keyed by event id"}
+           "buffer": "replay buffers shared by the fleet"}
 #: the server kind (processes.KINDS) that decides with each policy
 KIND = {"strict": "guard", **{p: f"guard-{p}" for p in POLICIES if p != "strict"}}
 AGREES, DIFFERS, NOT_RUN = "agrees", "differs", "not run"
@@ -98,7 +97,8 @@ def run_cell(scenario: str, policy: str, workdir: Path) -> FleetRow:
     config = run.config
     with Processes(workdir / f"{scenario}-{policy}") as procs, \
             anyio.from_thread.start_blocking_portal() as portal:
-        fleet = [procs.server(f"i{i}", capacity=config.buffer_capacity, kind=KIND[policy])
+        fleet = [procs.server(f"i{i}", capacity=config.buffer_capacity, kind=KIND[policy],
+                              ids=config.event_ids, keying=config.buffer_keying)
                  for i in range(config.instances)]
         pool = StreamPool(portal)
         lock = Lockstep(fleet, pool, KIND[policy], config, policy, 1)
@@ -111,9 +111,7 @@ def run_cell(scenario: str, policy: str, workdir: Path) -> FleetRow:
         finally:
             lock.close()
             pool.close()
-    ids = SCENARIOS[scenario].config.event_ids
-    note = "" if ids == "tagged" else f" (on tagged ids; the scenario's are {ids})"
-    return row(AGREES, f"{len(actions)} steps, every observation agrees{note}", len(actions),
+    return row(AGREES, f"{len(actions)} steps, every observation agrees", len(actions),
                _applied(lock))
 
 

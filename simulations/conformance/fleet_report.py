@@ -20,11 +20,12 @@ releases each tool message on the instance that holds the session, and stops and
 processes as the script says. After every step it compares each answer (status, code), each
 open stream (what it carried, whether it closed) and each client's cursor with the model's; at
 the end, what each client applied. The model runs the scenario on the deployment the fleet
-really is: the scenario's topology with {deployment}.
+really is: the scenario's deployment (its ids and buffer keying included: the guard issues
+and looks up ids as the scenario says) with what the SDK does beyond it: {deployment}.
 
 A cell reads: the fleet's verdict (agrees / differs / not run), then the violations the model
-finds on that deployment, then, where it differs, the incident matrix's verdict on the
-scenario's own ids. "not run" names what the fleet cannot be yet; it is never a verdict.
+finds on that deployment, then, where they differ, the incident matrix's verdict.
+"not run" names what the fleet cannot be yet; it is never a verdict.
 
 Regenerate: `python -m simulations conformance --fleet --out results/conformance/fleet` (part of
 `make conformance`).

@@ -109,11 +109,12 @@ class ServerInstance:
     the same port (the harness re-binds it and hands the socket over)."""
 
     def __init__(self, procs: "Processes", name: str, capacity: int, retry_ms: int,
-                 kind: str) -> None:
+                 kind: str, ids: str = "tagged", keying: str = "session") -> None:
         if kind not in KINDS:
             raise HarnessError(f"unknown server kind {kind!r}; valid: {', '.join(KINDS)}")
         self.procs, self.name = procs, name
         self.capacity, self.retry_ms, self.kind = capacity, retry_ms, kind
+        self.ids, self.keying = ids, keying       # a guarded server's id scheme and keying
         self.port = 0
         self.incarnation = 0
         self.process: Optional[Process] = None
@@ -132,8 +133,8 @@ class ServerInstance:
             argv = ["node", str(TS_SERVER)] + args
         else:
             argv = [sys.executable, "-m", "simulations.conformance.server"] + args + \
-                (["--guard", "--policy", GUARD_POLICIES[self.kind]]
-                 if self.kind in GUARD_POLICIES else [])
+                (["--guard", "--policy", GUARD_POLICIES[self.kind], "--ids", self.ids,
+                  "--keying", self.keying] if self.kind in GUARD_POLICIES else [])
         try:
             self.process = self.procs.spawn(f"{self.name}.{self.incarnation}", argv,
                                             pass_fds=[sock.fileno()])
@@ -182,8 +183,9 @@ class Processes:
                            f"{proc.tail()}")
 
     def server(self, name: str, capacity: int = 64, retry_ms: int = 200,
-               kind: str = "sdk") -> ServerInstance:
-        return ServerInstance(self, name, capacity, retry_ms, kind).start()
+               kind: str = "sdk", ids: str = "tagged", keying: str = "session"
+               ) -> ServerInstance:
+        return ServerInstance(self, name, capacity, retry_ms, kind, ids, keying).start()
 
     def stop_all(self) -> None:
         for proc in reversed(self.children):

@@ -29,6 +29,7 @@ import anyio
 from mcp.server.mcpserver import Context, MCPServer
 
 from mcp_resume_guard import ResumptionGuard
+from mcp_resume_guard.ids import SCHEMES
 from model.policies import NAMED_GATES
 
 from .event_store import BoundedEventStore
@@ -72,9 +73,10 @@ class RecordingStore:
 
 
 def build_app(capacity: int, retry_ms: int, guard: bool, incarnation: int,
-              policy: str = "strict"):
+              policy: str = "strict", ids: str = "tagged", keying: str = "session"):
     """The ASGI app: the SDK's streamable HTTP app (behind ResumptionGuard deciding with
-    `policy` if `guard`), plus the harness's read-only probe."""
+    `policy`, issuing `ids` and looking cursors up by `keying`, if `guard`), plus the harness's
+    read-only probe."""
     server = MCPServer("conformance")
 
     releases: Dict[str, anyio.Event] = {}
@@ -130,7 +132,8 @@ def build_app(capacity: int, retry_ms: int, guard: bool, incarnation: int,
 
     # Behind the guard, the example-style store is the deployment's own store the guard wraps.
     the_guard = ResumptionGuard(gate=policy, capacity=capacity, incarnation=incarnation,
-                                inner_store=BoundedEventStore(capacity + 1)) if guard else None
+                                inner_store=BoundedEventStore(capacity + 1), ids=ids,
+                                keying=keying) if guard else None
     store = RecordingStore(the_guard.event_store if the_guard else BoundedEventStore(capacity))
     app = server.streamable_http_app(event_store=store, retry_interval=retry_ms,
                                      session_idle_timeout=None)
@@ -169,9 +172,14 @@ def main(argv=None) -> int:
     parser.add_argument("--guard", action="store_true", help="put ResumptionGuard in front")
     parser.add_argument("--policy", default="strict", choices=sorted(NAMED_GATES),
                         help="the guard's gate (default strict)")
+    parser.add_argument("--ids", default="tagged", choices=SCHEMES,
+                        help="the guard's event-id scheme (default tagged)")
+    parser.add_argument("--keying", default="session", choices=("session", "event_id"),
+                        help="where the guard looks a cursor up (default session)")
     args = parser.parse_args(argv)
     import uvicorn
-    app = build_app(args.capacity, args.retry_ms, args.guard, args.incarnation, args.policy)
+    app = build_app(args.capacity, args.retry_ms, args.guard, args.incarnation, args.policy,
+                    args.ids, args.keying)
     config = uvicorn.Config(app, fd=args.fd, log_level="warning", lifespan="on",
                             timeout_graceful_shutdown=1)
     uvicorn.Server(config).run()
