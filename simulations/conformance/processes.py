@@ -104,7 +104,29 @@ def missing_node() -> Optional[str]:
     return None
 
 
-class ServerInstance:
+class Restartable:
+    """A service the harness runs as successive incarnations on one loopback port: `start`
+    (a subclass's) brings up incarnation n+1, `stop` ends the running one by its pid."""
+
+    def __init__(self) -> None:
+        self.port = 0
+        self.incarnation = 0
+        self.process: Optional[Process] = None
+
+    def start(self) -> "Restartable":
+        raise NotImplementedError
+
+    def stop(self) -> None:
+        """Stop the running incarnation (SIGTERM, then SIGKILL)."""
+        if self.process is not None:
+            self.process.stop()
+
+    def restart(self) -> None:
+        self.stop()
+        self.start()
+
+
+class ServerInstance(Restartable):
     """A real MCP SDK server on a fixed loopback port; `restart` brings up a new incarnation on
     the same port (the harness re-binds it and hands the socket over)."""
 
@@ -112,12 +134,10 @@ class ServerInstance:
                  kind: str, ids: str = "tagged", keying: str = "session") -> None:
         if kind not in KINDS:
             raise HarnessError(f"unknown server kind {kind!r}; valid: {', '.join(KINDS)}")
+        super().__init__()
         self.procs, self.name = procs, name
         self.capacity, self.retry_ms, self.kind = capacity, retry_ms, kind
         self.ids, self.keying = ids, keying       # a guarded server's id scheme and keying
-        self.port = 0
-        self.incarnation = 0
-        self.process: Optional[Process] = None
 
     @property
     def url(self) -> str:
@@ -142,14 +162,6 @@ class ServerInstance:
             sock.close()      # the child holds it now; a stopped child leaves the port closed
         self.procs.wait_ready(self.process, self.url + STORED_PREFIX + "-")
         return self
-
-    def stop(self) -> None:
-        if self.process is not None:
-            self.process.stop()
-
-    def restart(self) -> None:
-        self.stop()
-        self.start()
 
 
 class Processes:

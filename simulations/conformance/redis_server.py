@@ -14,7 +14,7 @@ import time
 from typing import Optional
 
 from .probe import HarnessError
-from .processes import READY_TIMEOUT, Process, Processes, free_port
+from .processes import READY_TIMEOUT, Process, Processes, Restartable, free_port
 
 START_ATTEMPTS = 3
 _FALLBACKS = ("/usr/bin/redis-server", "/usr/local/bin/redis-server")
@@ -66,20 +66,19 @@ def command(port: int, *args: str, timeout: float = 1.0) -> bytes:
     return reply.split(b"\r\n", 1)[0]
 
 
-class RedisServer:
+class RedisServer(Restartable):
     """One Redis server owned by `procs` (`RedisServer(procs).start()`, as `Nginx(procs, ...)`:
     processes.py cannot import this module without an import cycle). The first `start` picks a
     free port (another process may take it before Redis binds it: START_ATTEMPTS tries); every
-    later `start` reuses it, so `url` is stable across restarts; each incarnation has its log."""
+    later `start` reuses it, so `url` is stable across restarts; each incarnation has its log,
+    and its data is gone when it stops."""
 
     def __init__(self, procs: Processes, name: str = "redis") -> None:
+        super().__init__()
         self.binary = redis_binary()
         self.procs, self.name = procs, name
         self.workdir = procs.workdir / name
         self.workdir.mkdir(parents=True, exist_ok=True)
-        self.port = 0
-        self.incarnation = 0
-        self.process: Optional[Process] = None
 
     @property
     def url(self) -> str:
@@ -128,15 +127,6 @@ class RedisServer:
         proc.stop()
         raise HarnessError(f"{proc.name} did not answer PING on 127.0.0.1:{self.port} within "
                            f"{READY_TIMEOUT:.0f} s:\n{proc.tail()}")
-
-    def stop(self) -> None:
-        """Stop the running incarnation (SIGTERM, then SIGKILL); its data is gone."""
-        if self.process is not None:
-            self.process.stop()
-
-    def restart(self) -> None:
-        self.stop()
-        self.start()
 
     def flush(self) -> None:
         """Delete every key in every database of the running incarnation."""
