@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import json
 import secrets
-from typing import Dict, List, Optional, Tuple, Union
+from typing import Awaitable, Callable, Dict, List, Optional, Tuple, Union
 
 from model.errors import GateError
 from model.policies import Gate, GateFunction, decide, resolve_gate
@@ -49,8 +49,10 @@ from model.view import (
 )
 
 from . import ids
+from .adopt import LOOPBACK, recreate_sdk_session
 from .effects import plan
 from .ids import SCHEMES, TaggedId
+from .registry import SessionRecord, view_fields
 from .store import CURRENT, Binding, GuardedEventStore, SessionBook, Slot, StreamRecord
 
 SESSION_HEADER = b"mcp-session-id"
@@ -73,6 +75,9 @@ class ResumptionGuard:
     incarnation   this process's generation, encoded in every id (default: random)
     inner_store   the deployment's own EventStore to keep events in (default: the guard keeps
                   them); it must retain at least `capacity + 1` events per stream
+    registry      a session registry shared by the fleet (registry.RedisRegistry): sessions
+                  live there with their generation; without one, this process's own sessions
+                  are its registry (a restarted process answers the old ones 404)
     ids, keying   the id scheme (ids.SCHEMES; "tagged" unless you are reproducing a weaker
                   deployment) and where a cursor is looked up: "session" (S's own streams) or
                   "event_id" (every stream of the process, like the SDK's example store)
@@ -80,7 +85,8 @@ class ResumptionGuard:
 
     def __init__(self, app=None, *, gate: Union[str, GateFunction, Gate] = "strict",
                  capacity: int = 256, incarnation: Optional[int] = None,
-                 inner_store=None, ids: str = "tagged", keying: str = "session") -> None:
+                 inner_store=None, ids: str = "tagged", keying: str = "session",
+                 registry=None) -> None:
         self.gate = resolve_gate(gate)        # ValueError naming the valid policies
         if ids not in SCHEMES:
             raise ValueError(f"ids must be one of {', '.join(SCHEMES)}, got {ids!r}")
@@ -96,6 +102,18 @@ class ResumptionGuard:
         self.book = SessionBook(capacity, incarnation, ids, keying)
         self.event_store = GuardedEventStore(self.book, inner_store)
         self.decisions: List[Tuple[str, Decision]] = []   # what it decided, newest last
+        self.registry = registry       # None: this process's sessions are its registry
+        self._manager = None
+        self._rerun: Optional[Callable[[str, Binding], Awaitable[Optional[str]]]] = None
+
+    def enable_adoption(self, manager, rerun=None) -> "ResumptionGuard":
+        """Let the guard adopt a session the shared registry holds and this process does not
+        (as a new generation), when the gate admits a request for it: `manager` is the SDK's
+        StreamableHTTPSessionManager serving the app; `rerun(session_id, binding)` (optional)
+        restarts the session's in-flight work in this process and returns the id of the stream
+        it runs on (the resumed GET is attached to it)."""
+        self._manager, self._rerun = manager, rerun
+        return self
 
     @property
     def incarnation(self) -> int:
@@ -111,16 +129,18 @@ class ResumptionGuard:
         self.app = app
         return self
 
-    def decide(self, session_id: str, last_event_id: Optional[str]) -> Decision:
-        """The gate's decision for a GET on `session_id` with `last_event_id` (GateError if the
-        gate raises or returns no valid Decision)."""
+    def decide(self, session_id: str, last_event_id: Optional[str],
+               record: Optional[SessionRecord] = None) -> Tuple[Decision, ServerView]:
+        """The gate's decision for a GET on `session_id` with `last_event_id`, and the view it
+        decided on; `record`: the shared registry's (GateError if the gate raises or returns no
+        valid Decision)."""
         binding = self.book.sessions.get(session_id)
         number = binding.number if binding is not None else 0
-        view = self.view(binding, number, last_event_id)
-        return decide(self.gate, ResumeRequest(number, last_event_id), view)
+        view = self.view(binding, number, last_event_id, record)
+        return decide(self.gate, ResumeRequest(number, last_event_id), view), view
 
-    def view(self, binding: Optional[Binding], number: int,
-             last_event_id: Optional[str]) -> ServerView:
+    def view(self, binding: Optional[Binding], number: int, last_event_id: Optional[str],
+             record: Optional[SessionRecord] = None) -> ServerView:
         """What this process knows, as model.observe.build_view builds it for the guard's id
         scheme and keying: S's buffer is its own stream (Binding.own_stream); E is found by the
         deployment's lookup (SessionBook.lookup); its position is by the scheme's order; owner
@@ -146,14 +166,16 @@ class ResumptionGuard:
             binding if own is not None and own.floor is not None
             and own.floor.event_id == wire else None)
         if owner is None and issuer is not None and ids.guarantee(book.scheme) == IDS_UNIQUE:
-            owner, generation = issuer.number, self.incarnation
+            owner, generation = issuer.number, issuer.generation
+        known, held, recreates, serves_at = view_fields(
+            record, binding.generation if binding is not None else None,
+            self.registry is not None)
         cursor = CursorView(wire, owner, generation, hit is not None,
                             _position(book.scheme, own, wire),
                             hit is not None and hit[0] is not binding)
         return ServerView(instance=0, incarnation=self.incarnation, session=number,
-                          registry_has_session=binding is not None,
-                          held_locally=binding is not None, generation=self.incarnation,
-                          recreates=False, buffer=buffer, cursor=cursor,
+                          registry_has_session=known, held_locally=held, generation=serves_at,
+                          recreates=recreates, buffer=buffer, cursor=cursor,
                           ids=ids.guarantee(book.scheme))
 
     async def __call__(self, scope, receive, send) -> None:
@@ -170,9 +192,11 @@ class ResumptionGuard:
             binding = self.book.new_binding()
         else:
             binding = self.book.sessions.get(session_id)
+            record = await self.registry.get(session_id) if self.registry is not None else None
             if method == "GET" and raw_cursor is not None:
                 try:
-                    decision = self.decide(session_id, raw_cursor.decode("latin-1"))
+                    decision, view = self.decide(session_id, raw_cursor.decode("latin-1"),
+                                                 record)
                 except GateError as exc:     # fail closed, and say why
                     await _answer_json(send, 500, INTERNAL_ERROR, "resumption gate failed",
                                        {"code": "gate_error", "reason": str(exc)})
@@ -181,9 +205,20 @@ class ResumptionGuard:
                 if not decision.admitted:
                     await _refuse(decision, send)
                     return
+                if view.recreates and record is not None:
+                    binding = await self._adopt(session_id, record,
+                                                headers.get(b"host", LOOPBACK))
+                    if binding is None:
+                        await _answer_json(send, 503, INTERNAL_ERROR, "cannot adopt session",
+                                           {"code": "adoption_failed", "reason":
+                                            "adoption is not enabled here, or another process "
+                                            "adopted the session first"})
+                        return
                 if binding is None:          # admitted, but the SDK does not hold S
                     await _silent_stream(decision, receive, send)
                     return
+            elif binding is not None and self.registry is not None:
+                await self.registry.touch(session_id)
         todo = None if decision is None else plan(
             decision.effect, self.book, binding,
             raw_cursor.decode("latin-1") if raw_cursor is not None else None)
@@ -195,8 +230,36 @@ class ResumptionGuard:
             if binding is not None:
                 self.book.drop_unbound(binding)   # no session came of it
 
+    async def _adopt(self, session_id: str, record: SessionRecord,
+                     host: bytes) -> Optional[Binding]:
+        """Serve `session_id` here as the registry's next generation (None: adoption is not
+        enabled, or another process adopted it first): the SDK gets the session, and its
+        in-flight work restarts here (`rerun`)."""
+        if self._manager is None or self.registry is None:
+            return None
+        adopted = await self.registry.adopt(session_id, record.generation)
+        if adopted is None:
+            return None
+        stale = self.book.sessions.get(session_id)
+        if stale is not None:
+            self.book.forget(session_id)
+        binding = self.book.new_binding()
+        binding.generation = adopted.generation
+        self.book.bind(binding, session_id)
+        token = CURRENT.set(Slot(binding))     # the recreated session's tasks inherit it
+        try:
+            await recreate_sdk_session(self._manager, session_id, host)
+            attach = await self._rerun(session_id, binding) if self._rerun else None
+        finally:
+            CURRENT.reset(token)
+        if attach is not None:
+            binding.latest = binding.stream(attach, self.book.capacity)
+        return binding
+
     def _watch(self, send, binding: Optional[Binding], session_id: Optional[str], method: str):
-        """`send`, learning from response starts: a new session's id, or that one is gone."""
+        """`send`, learning from response starts: a new session's id (registered, at
+        generation 1, in the shared registry), or that one is gone (a DELETE also from the
+        registry; the SDK's 404 only here: the registry may still hold it)."""
         async def watching_send(message) -> None:
             if message["type"] == "http.response.start":
                 status = message["status"]
@@ -204,9 +267,14 @@ class ResumptionGuard:
                     issued = dict(message.get("headers") or ()).get(SESSION_HEADER)
                     if issued is not None and 200 <= status < 300:
                         self.book.bind(binding, issued.decode("latin-1"))
+                        if self.registry is not None:
+                            created = await self.registry.create(issued.decode("latin-1"))
+                            binding.generation = created.generation
                 elif session_id is not None and (status == 404 or
                                                  (method == "DELETE" and status < 300)):
                     self.book.forget(session_id)
+                    if method == "DELETE" and self.registry is not None:
+                        await self.registry.forget(session_id)
             await send(message)
         return watching_send
 

@@ -8,12 +8,13 @@ started inside the request that created the session and inherit it. Ids minted b
 session id is known (the initialize request's priming event) carry the session's random key,
 which the middleware binds to the session id when the initialize response carries it.
 
-Invariants: a tagged or uuid id is issued once per process incarnation (counter ids repeat, as
-their schemes say); a stream's retained events are the newest `capacity` (their internal
-sequence numbers contiguous, right after `floor`); sessions never share a stream, whatever their
-request ids. A cursor is looked up in the session's own streams (keying "session") or, like the
-SDK's example store, in every stream of the process (keying "event_id": the newest event with
-that id wins).
+Invariants: a tagged or uuid id is issued once (a tagged id's second part is the generation the
+process serves the session at: its incarnation, or the registry's generation of the session;
+counter ids repeat, as their schemes say); a stream's retained events are the newest `capacity`
+(their internal sequence numbers contiguous, right after `floor`); sessions never share a
+stream, whatever their request ids. A cursor is looked up in the session's own streams (keying
+"session") or, like the SDK's example store, in every stream of the process (keying "event_id":
+the newest event with that id wins).
 """
 from __future__ import annotations
 
@@ -95,9 +96,10 @@ class StreamRecord:
 class Binding:
     """One session as the guard knows it; `number` is its session number in the model's view."""
 
-    def __init__(self, number: int, key: str) -> None:
+    def __init__(self, number: int, key: str, generation: int = 0) -> None:
         self.number = number
         self.key = key
+        self.generation = generation        # the session's generation this process serves
         self.session_id: Optional[str] = None
         self.streams: Dict[str, StreamRecord] = {}
         self.by_number: List[StreamRecord] = []
@@ -158,7 +160,7 @@ class SessionBook:
         """The next event id of `binding`'s `stream` under the scheme, and its order."""
         if self.scheme == "tagged":
             seq = stream.next_seq
-            return str(TaggedId(binding.key, self.incarnation, stream.number, seq)), seq
+            return str(TaggedId(binding.key, binding.generation, stream.number, seq)), seq
         if self.scheme == "per_session":
             binding.counter += 1
             return str(binding.counter), binding.counter
@@ -187,7 +189,7 @@ class SessionBook:
 
     def new_binding(self) -> Binding:
         self._issued += 1
-        binding = Binding(self._issued, secrets.token_hex(8))
+        binding = Binding(self._issued, secrets.token_hex(8), self.incarnation)
         self.keys[binding.key] = binding
         return binding
 

@@ -32,10 +32,9 @@ from ..script import ScenarioRun, run_script
 #: lookups as the scenario says
 FLEET_DEPLOYMENT = {"priming_on_resume": True, "on_attached_stream": "replay_then_close"}
 #: what the fleet's processes can be today, field by field
-SUPPORTED = {"store": ("local",), "buffer": ("local",)}
+SUPPORTED = {"store": ("local", "shared"), "buffer": ("local",)}
 #: why each unsupported value is not there yet
-MISSING = {"store": "a session registry shared by the fleet (adoption as a new generation)",
-           "buffer": "replay buffers shared by the fleet"}
+MISSING = {"buffer": "replay buffers shared by the fleet"}
 #: the server kind (processes.KINDS) that decides with each policy
 KIND = {"strict": "guard", **{p: f"guard-{p}" for p in POLICIES if p != "strict"}}
 AGREES, DIFFERS, NOT_RUN = "agrees", "differs", "not run"
@@ -97,8 +96,13 @@ def run_cell(scenario: str, policy: str, workdir: Path) -> FleetRow:
     config = run.config
     with Processes(workdir / f"{scenario}-{policy}") as procs, \
             anyio.from_thread.start_blocking_portal() as portal:
+        registry = ""
+        if config.store == "shared":     # the fleet's session registry: a real Redis
+            from .redis_server import RedisServer
+            registry = RedisServer(procs).start().url
         fleet = [procs.server(f"i{i}", capacity=config.buffer_capacity, kind=KIND[policy],
-                              ids=config.event_ids, keying=config.buffer_keying)
+                              ids=config.event_ids, keying=config.buffer_keying,
+                              registry=registry)
                  for i in range(config.instances)]
         pool = StreamPool(portal)
         lock = Lockstep(fleet, pool, KIND[policy], config, policy, 1)

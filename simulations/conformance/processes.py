@@ -131,13 +131,15 @@ class ServerInstance(Restartable):
     the same port (the harness re-binds it and hands the socket over)."""
 
     def __init__(self, procs: "Processes", name: str, capacity: int, retry_ms: int,
-                 kind: str, ids: str = "tagged", keying: str = "session") -> None:
+                 kind: str, ids: str = "tagged", keying: str = "session",
+                 registry: str = "") -> None:
         if kind not in KINDS:
             raise HarnessError(f"unknown server kind {kind!r}; valid: {', '.join(KINDS)}")
         super().__init__()
         self.procs, self.name = procs, name
         self.capacity, self.retry_ms, self.kind = capacity, retry_ms, kind
         self.ids, self.keying = ids, keying       # a guarded server's id scheme and keying
+        self.registry = registry                  # its shared session registry's URL, if any
 
     @property
     def url(self) -> str:
@@ -154,7 +156,8 @@ class ServerInstance(Restartable):
         else:
             argv = [sys.executable, "-m", "simulations.conformance.server"] + args + \
                 (["--guard", "--policy", GUARD_POLICIES[self.kind], "--ids", self.ids,
-                  "--keying", self.keying] if self.kind in GUARD_POLICIES else [])
+                  "--keying", self.keying] if self.kind in GUARD_POLICIES else []) + \
+                (["--registry", self.registry] if self.registry else [])
         try:
             self.process = self.procs.spawn(f"{self.name}.{self.incarnation}", argv,
                                             pass_fds=[sock.fileno()])
@@ -195,9 +198,10 @@ class Processes:
                            f"{proc.tail()}")
 
     def server(self, name: str, capacity: int = 64, retry_ms: int = 200,
-               kind: str = "sdk", ids: str = "tagged", keying: str = "session"
-               ) -> ServerInstance:
-        return ServerInstance(self, name, capacity, retry_ms, kind, ids, keying).start()
+               kind: str = "sdk", ids: str = "tagged", keying: str = "session",
+               registry: str = "") -> ServerInstance:
+        return ServerInstance(self, name, capacity, retry_ms, kind, ids, keying,
+                              registry).start()
 
     def stop_all(self) -> None:
         for proc in reversed(self.children):

@@ -72,8 +72,29 @@ class RecordingStore:
         return await self.inner.replay_events_after(last_event_id, send_callback)
 
 
+class WorkJournal:
+    """Each session's tool call, kept beside the shared registry so that a process adopting
+    the session can run its work again (the model's recreated generation re-runs its calls)."""
+
+    def __init__(self, registry) -> None:
+        self.registry = registry
+
+    async def write(self, tag: str, count: int, first: int, request_id) -> None:
+        from mcp_resume_guard.store import CURRENT
+        slot = CURRENT.get()
+        if slot is None or slot.binding is None or slot.binding.session_id is None:
+            return
+        await self.registry.client.set(f"mcp:work:{slot.binding.session_id}", json.dumps(
+            {"tag": tag, "count": count, "first": first, "request_id": request_id}))
+
+    async def read(self, session_id: str) -> Optional[dict]:
+        raw = await self.registry.client.get(f"mcp:work:{session_id}")
+        return json.loads(raw) if raw else None
+
+
 def build_app(capacity: int, retry_ms: int, guard: bool, incarnation: int,
-              policy: str = "strict", ids: str = "tagged", keying: str = "session"):
+              policy: str = "strict", ids: str = "tagged", keying: str = "session",
+              registry_url: str = ""):
     """The ASGI app: the SDK's streamable HTTP app (behind ResumptionGuard deciding with
     `policy`, issuing `ids` and looking cursors up by `keying`, if `guard`), plus the harness's
     read-only probe."""
@@ -107,12 +128,22 @@ def build_app(capacity: int, retry_ms: int, guard: bool, incarnation: int,
             return True
         return False
 
+    detached: Dict[str, anyio.Event] = {}   # tag -> set once a re-run closed its stream
+
     @server.tool()
-    async def stepped(tag: str, count: int, ctx: Context, first: int = 0) -> str:
+    async def stepped(tag: str, count: int, ctx: Context, first: int = 0,
+                      rerun: bool = False) -> str:
         """Send "tag:<first+1>".."tag:count", then return "tag:done", each message only when
         the harness grants it (GET /_harness/step/<tag>); give up after STEP_LIMIT s
         unattended. `first`: messages of the work done before this session (a re-initialized
-        client's work goes on where its unfinished call began)."""
+        client's work goes on where its unfinished call began). The call is journaled in the
+        shared registry; `rerun`: this process adopted the session and runs its work again, on
+        a stream it closes at once (the client's resumed GET is attached to it instead)."""
+        if rerun:
+            await ctx.close_sse_stream()
+            detached.setdefault(tag, anyio.Event()).set()
+        elif journal is not None:
+            await journal.write(tag, count, first, ctx.request_id)
         for n, i in enumerate(range(first + 1, count + 1), 1):
             if not await granted_at_least(tag, n):
                 return f"{tag}:abandoned"
@@ -131,12 +162,37 @@ def build_app(capacity: int, retry_ms: int, guard: bool, incarnation: int,
         return None
 
     # Behind the guard, the example-style store is the deployment's own store the guard wraps.
+    shared = None
+    if registry_url:
+        from mcp_resume_guard import RedisRegistry
+        shared = RedisRegistry(registry_url)
+    journal = WorkJournal(shared) if shared is not None else None
     the_guard = ResumptionGuard(gate=policy, capacity=capacity, incarnation=incarnation,
                                 inner_store=BoundedEventStore(capacity + 1), ids=ids,
-                                keying=keying) if guard else None
+                                keying=keying, registry=shared) if guard else None
     store = RecordingStore(the_guard.event_store if the_guard else BoundedEventStore(capacity))
     app = server.streamable_http_app(event_store=store, retry_interval=retry_ms,
                                      session_idle_timeout=None)
+
+    async def rerun(session_id: str, binding) -> Optional[str]:
+        """The adopted session's in-flight work, run again here: the journaled `stepped` call,
+        injected into the recreated SDK session; returns the stream it runs on."""
+        from mcp_resume_guard.adopt import exchange
+        work = await journal.read(session_id) if journal is not None else None
+        if work is None:
+            return None
+        transport = server.session_manager._server_instances[session_id]
+        call = {"jsonrpc": "2.0", "id": work["request_id"], "method": "tools/call", "params": {
+            "name": "stepped", "arguments": {"tag": work["tag"], "count": work["count"],
+                                             "first": work["first"], "rerun": True}}}
+        ready = detached.setdefault(work["tag"], anyio.Event())
+        server.session_manager._task_group.start_soon(exchange, transport.handle_request, call,
+                                                      session_id)
+        with anyio.fail_after(STEP_LIMIT):
+            await ready.wait()
+        return str(work["request_id"])
+    if the_guard is not None and shared is not None:
+        the_guard.enable_adoption(server.session_manager, rerun)
     if the_guard is not None:
         app = the_guard.wrap(app)
 
@@ -176,10 +232,13 @@ def main(argv=None) -> int:
                         help="the guard's event-id scheme (default tagged)")
     parser.add_argument("--keying", default="session", choices=("session", "event_id"),
                         help="where the guard looks a cursor up (default session)")
+    parser.add_argument("--registry", default="", metavar="URL",
+                        help="the fleet's shared session registry (redis://...): the guard "
+                             "adopts sessions it finds there (default: per process)")
     args = parser.parse_args(argv)
     import uvicorn
     app = build_app(args.capacity, args.retry_ms, args.guard, args.incarnation, args.policy,
-                    args.ids, args.keying)
+                    args.ids, args.keying, args.registry)
     config = uvicorn.Config(app, fd=args.fd, log_level="warning", lifespan="on",
                             timeout_graceful_shutdown=1)
     uvicorn.Server(config).run()

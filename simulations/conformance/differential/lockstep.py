@@ -117,7 +117,7 @@ class Lockstep:
         self.state = initial_state(config)
         self.sequence = sequence            # request id of every tool call (a fresh stream)
         self.clients = [RealClient() for _ in range(config.clients)]
-        self.wires: Dict[object, str] = {}  # model event id -> real event id
+        self.wires: Dict[object, str] = {}  # model event (_event_key) -> real event id
         self.http = httpx.Client(timeout=5.0)
         self.log: List[str] = []
         self.abandoned: List[OpenStream] = []     # half-open connections, dropped at the end
@@ -209,7 +209,7 @@ class Lockstep:
                 self._differ("stream", "the tool call's stream did not start with a priming "
                              f"event: {first}")
             real.cursor, real.read = first.id, 1
-            self._map(init.priming, real.cursor, "the priming event")
+            self._map(self._cursor_key(action.client), real.cursor, "the priming event")
         real.persisted = (real.session_id, real.token, real.cursor)   # as the model's client
 
     def _work(self, init: Initialized) -> dict:
@@ -250,7 +250,7 @@ class Lockstep:
         real.cursor = got_event.id
         if type(event) is Applied:
             real.applied.append(got)
-        self._map(event.wire, got_event.id, _name(want))
+        self._map(self._cursor_key(c), got_event.id, _name(want))
 
     def _lose_stream(self, c: int, half_open: bool) -> None:
         real = self.clients[c]
@@ -314,7 +314,7 @@ class Lockstep:
         elif model.cursor is not None and model.cursor.wire == decided.resume_from:
             data = ((body or {}).get("error") or {}).get("data") or {}
             real.cursor = data.get("resume_from") if isinstance(data, dict) else None
-            self._map(decided.resume_from, real.cursor, "the cursor a replay_gap names")
+            self._map(self._cursor_key(c), real.cursor, "the cursor a replay_gap names")
 
     # -- comparisons -----------------------------------------------------------------------
     def _sync(self) -> None:
@@ -347,12 +347,25 @@ class Lockstep:
     def _check_cursor(self, c: int) -> None:
         model = self.state.clients[c].cursor
         real = self.clients[c]
-        if model is not None and model.wire not in self.wires:
+        key = self._cursor_key(c)
+        if model is not None and key not in self.wires:
             self._differ("cursor", f"c{c}'s model cursor {model.wire!r} has no real id")
-        want = self.wires[model.wire] if model is not None else None
+        want = self.wires[key] if model is not None else None
         if real.cursor != want:
             self._differ("cursor", f"c{c} holds real cursor {real.cursor!r}, the model's "
                          f"client {model.wire if model else None!r} (= real {want!r})")
+
+    def _cursor_key(self, c: int) -> object:
+        """The model event client `c`'s cursor names: its id, with the session and generation
+        that issued it where the model knows them (a counter id repeats across sessions and
+        generations; the real server's counter also counts events no client sees, such as the
+        initialize response, so only the event, not the number, can be matched)."""
+        cursor = self.state.clients[c].cursor
+        if cursor is None:
+            return None
+        truth = cursor.truth
+        return (cursor.wire, truth.token, truth.generation) if truth is not None \
+            else (cursor.wire,)
 
     def _label(self, event) -> object:
         """A real event as the model names it: (token, msg) of a tool message, "id" for an
