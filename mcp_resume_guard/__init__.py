@@ -17,11 +17,14 @@ SimPy, numpy, nginx or uvicorn; any ASGI server serves it). Install with
 
   guard.py   ResumptionGuard, StrictResumptionGuard: the ASGI middleware and its decisions
   effects.py what an admitted resumption does to the guard's streams, effect by effect
-  store.py   tagged ids, per-session streams and the EventStore the SDK is given (standalone,
+  store.py   ids by scheme, per-session streams and the EventStore the SDK is given (standalone,
              or wrapping the deployment's own store)
   registry.py the fleet's session registry where the model's `store` says it lives: per process
              (LocalRegistry) or shared by the fleet in Redis (RedisRegistry; needs the `redis`
              package, `pip install -e '.[guard-redis]'`, imported only when one is built)
+  shared_buffers.py  replay buffers shared by the fleet in Redis (SharedBuffers; `redis` too)
+  adopt.py   serving a session this process does not hold: the SDK session recreated
+  ids.py     the id schemes (tagged to deploy; counters and uuids to reproduce incidents)
 """
 from .guard import INVALID_REQUEST, ResumptionGuard, StrictResumptionGuard
 from .registry import (
@@ -32,8 +35,9 @@ from .registry import (
     SessionRegistry,
     view_fields,
 )
+from .shared_buffers import SharedBuffers
 from .store import GuardedEventStore, TaggedId
 
 __all__ = ["INVALID_REQUEST", "GuardedEventStore", "LocalRegistry", "RedisRegistry",
            "ResumptionGuard", "SessionExistsError", "SessionRecord", "SessionRegistry",
-           "StrictResumptionGuard", "TaggedId", "view_fields"]
+           "SharedBuffers", "StrictResumptionGuard", "TaggedId", "view_fields"]

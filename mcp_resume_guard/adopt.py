@@ -8,7 +8,8 @@ the initialize handshake with it (the client did that with the previous holder),
 serves the session's next requests as its own.
 
 It uses the session manager's private bookkeeping (`_server_instances`, `_serve_opening_request`)
-of the pinned MCP Python SDK (`mcp` 2.3.0); `tests/test_guard_adoption.py` breaks if those move.
+of the pinned MCP Python SDK (`mcp` 2.3.0); the fleet drills (`tests/test_fleet.py`) break if
+those move.
 """
 from __future__ import annotations
 

@@ -78,6 +78,9 @@ class ResumptionGuard:
     registry      a session registry shared by the fleet (registry.RedisRegistry): sessions
                   live there with their generation; without one, this process's own sessions
                   are its registry (a restarted process answers the old ones 404)
+    shared_buffers  replay buffers shared by the fleet (shared_buffers.SharedBuffers, with a
+                  registry): a session this process does not hold is decided on, and adopted
+                  with, the buffers the fleet holds for it
     ids, keying   the id scheme (ids.SCHEMES; "tagged" unless you are reproducing a weaker
                   deployment) and where a cursor is looked up: "session" (S's own streams) or
                   "event_id" (every stream of the process, like the SDK's example store)
@@ -86,7 +89,7 @@ class ResumptionGuard:
     def __init__(self, app=None, *, gate: Union[str, GateFunction, Gate] = "strict",
                  capacity: int = 256, incarnation: Optional[int] = None,
                  inner_store=None, ids: str = "tagged", keying: str = "session",
-                 registry=None) -> None:
+                 registry=None, shared_buffers=None) -> None:
         self.gate = resolve_gate(gate)        # ValueError naming the valid policies
         if ids not in SCHEMES:
             raise ValueError(f"ids must be one of {', '.join(SCHEMES)}, got {ids!r}")
@@ -100,7 +103,8 @@ class ResumptionGuard:
             raise ValueError(f"incarnation must be a non-negative integer, got {incarnation!r}")
         self.app = app
         self.book = SessionBook(capacity, incarnation, ids, keying)
-        self.event_store = GuardedEventStore(self.book, inner_store)
+        self.shared = shared_buffers   # None: this process's buffers are its own
+        self.event_store = GuardedEventStore(self.book, inner_store, shared_buffers)
         self.decisions: List[Tuple[str, Decision]] = []   # what it decided, newest last
         self.registry = registry       # None: this process's sessions are its registry
         self._manager = None
@@ -130,17 +134,20 @@ class ResumptionGuard:
         return self
 
     def decide(self, session_id: str, last_event_id: Optional[str],
-               record: Optional[SessionRecord] = None) -> Tuple[Decision, ServerView]:
+               record: Optional[SessionRecord] = None, buffers: Optional[Binding] = None,
+               label: Optional[str] = None) -> Tuple[Decision, ServerView]:
         """The gate's decision for a GET on `session_id` with `last_event_id`, and the view it
-        decided on; `record`: the shared registry's (GateError if the gate raises or returns no
-        valid Decision)."""
+        decided on; `record`: the shared registry's; `buffers`: the fleet's shared buffers of a
+        session this process does not hold; `label`: the id key the registry keeps for it
+        (GateError if the gate raises or returns no valid Decision)."""
         binding = self.book.sessions.get(session_id)
         number = binding.number if binding is not None else 0
-        view = self.view(binding, number, last_event_id, record)
+        view = self.view(binding, number, last_event_id, record, buffers, label)
         return decide(self.gate, ResumeRequest(number, last_event_id), view), view
 
     def view(self, binding: Optional[Binding], number: int, last_event_id: Optional[str],
-             record: Optional[SessionRecord] = None) -> ServerView:
+             record: Optional[SessionRecord] = None, buffers: Optional[Binding] = None,
+             label: Optional[str] = None) -> ServerView:
         """What this process knows, as model.observe.build_view builds it for the guard's id
         scheme and keying: S's buffer is its own stream (Binding.own_stream); E is found by the
         deployment's lookup (SessionBook.lookup); its position is by the scheme's order; owner
@@ -153,30 +160,35 @@ class ResumptionGuard:
         if tagged is not None:
             owner_binding = book.keys.get(tagged.key)
             owner = owner_binding.number if owner_binding is not None else None
+            if owner is None and label is not None:      # S is registered with its id key
+                owner = number if tagged.key == label else ANOTHER_SESSION
             if owner is None and binding is not None and tagged.key != binding.key:
                 # Keys are random and unique: an id under another key was not issued on S,
                 # even if another process issued it and this one cannot say to whom.
                 owner = ANOTHER_SESSION
             generation = tagged.incarnation
-        own = binding.own_stream(wire) if binding is not None else None
+        mine = binding if binding is not None else buffers     # whose streams are S's buffer
+        own = mine.own_stream(wire) if mine is not None else None
         buffer = None if own is None else BufferView(
             tuple(e.event_id for e in own.events), own.floor.event_id if own.floor else None)
-        hit = book.lookup(binding, wire)
-        issuer = hit[0] if hit is not None else (
-            binding if own is not None and own.floor is not None
+        hit = book.lookup(mine, wire)
+        entry = hit[2] if hit is not None else (
+            own.floor if own is not None and own.floor is not None
             and own.floor.event_id == wire else None)
-        if owner is None and issuer is not None and ids.guarantee(book.scheme) == IDS_UNIQUE:
-            owner, generation = issuer.number, issuer.generation
+        issuer = hit[0] if hit is not None else mine
+        guarantee = ids.guarantee(book.scheme, self.shared is not None)
+        if owner is None and entry is not None and guarantee == IDS_UNIQUE:
+            owner, generation = number if issuer is mine else issuer.number, entry.generation
         known, held, recreates, serves_at = view_fields(
             record, binding.generation if binding is not None else None,
             self.registry is not None)
         cursor = CursorView(wire, owner, generation, hit is not None,
                             _position(book.scheme, own, wire),
-                            hit is not None and hit[0] is not binding)
+                            hit is not None and hit[0] is not mine)
         return ServerView(instance=0, incarnation=self.incarnation, session=number,
                           registry_has_session=known, held_locally=held, generation=serves_at,
                           recreates=recreates, buffer=buffer, cursor=cursor,
-                          ids=ids.guarantee(book.scheme))
+                          ids=guarantee)
 
     async def __call__(self, scope, receive, send) -> None:
         if scope["type"] != "http":
@@ -187,16 +199,22 @@ class ResumptionGuard:
         session_id = raw_session.decode("latin-1") if raw_session is not None else None
         method = scope.get("method", "")
         decision: Optional[Decision] = None
+        buffers: Optional[Binding] = None    # S's streams read from the fleet's buffers
         raw_cursor = headers.get(LAST_EVENT_ID_HEADER)
         if session_id is None:
             binding = self.book.new_binding()
         else:
             binding = self.book.sessions.get(session_id)
             record = await self.registry.get(session_id) if self.registry is not None else None
+            label = None
+            if binding is None and record is not None:
+                label = await self.registry.label_of(session_id)
+                if self.shared is not None:
+                    buffers = await self.shared.load(session_id, self.book.new_binding())
             if method == "GET" and raw_cursor is not None:
                 try:
                     decision, view = self.decide(session_id, raw_cursor.decode("latin-1"),
-                                                 record)
+                                                 record, buffers, label)
                 except GateError as exc:     # fail closed, and say why
                     await _answer_json(send, 500, INTERNAL_ERROR, "resumption gate failed",
                                        {"code": "gate_error", "reason": str(exc)})
@@ -207,7 +225,7 @@ class ResumptionGuard:
                     return
                 if view.recreates and record is not None:
                     binding = await self._adopt(session_id, record,
-                                                headers.get(b"host", LOOPBACK))
+                                                headers.get(b"host", LOOPBACK), buffers, label)
                     if binding is None:
                         await _answer_json(send, 503, INTERNAL_ERROR, "cannot adopt session",
                                            {"code": "adoption_failed", "reason":
@@ -227,11 +245,13 @@ class ResumptionGuard:
             await self.app(scope, receive, self._watch(send, binding, session_id, method))
         finally:
             CURRENT.reset(token)
-            if binding is not None:
-                self.book.drop_unbound(binding)   # no session came of it
+            for unbound in (binding, buffers):
+                if unbound is not None:
+                    self.book.drop_unbound(unbound)   # no session came of it
 
-    async def _adopt(self, session_id: str, record: SessionRecord,
-                     host: bytes) -> Optional[Binding]:
+    async def _adopt(self, session_id: str, record: SessionRecord, host: bytes,
+                     buffers: Optional[Binding] = None,
+                     label: Optional[str] = None) -> Optional[Binding]:
         """Serve `session_id` here as the registry's next generation (None: adoption is not
         enabled, or another process adopted it first): the SDK gets the session, and its
         in-flight work restarts here (`rerun`)."""
@@ -243,8 +263,12 @@ class ResumptionGuard:
         stale = self.book.sessions.get(session_id)
         if stale is not None:
             self.book.forget(session_id)
-        binding = self.book.new_binding()
-        binding.generation = adopted.generation
+        binding = buffers if buffers is not None else self.book.new_binding()
+        binding.generation, binding.counter = adopted.generation, 0
+        if label is not None:            # S keeps its id key: its ids stay S's everywhere
+            self.book.keys.pop(binding.key, None)
+            binding.key = label
+            self.book.keys[label] = binding
         self.book.bind(binding, session_id)
         token = CURRENT.set(Slot(binding))     # the recreated session's tasks inherit it
         try:
@@ -270,6 +294,7 @@ class ResumptionGuard:
                         if self.registry is not None:
                             created = await self.registry.create(issued.decode("latin-1"))
                             binding.generation = created.generation
+                            await self.registry.set_label(created.session_id, binding.key)
                 elif session_id is not None and (status == 404 or
                                                  (method == "DELETE" and status < 300)):
                     self.book.forget(session_id)
@@ -284,9 +309,10 @@ class StrictResumptionGuard(ResumptionGuard):
     reachability, in that order; it never guesses."""
 
     def __init__(self, app=None, *, capacity: int = 256, incarnation: Optional[int] = None,
-                 inner_store=None) -> None:
+                 inner_store=None, registry=None, shared_buffers=None) -> None:
         super().__init__(app, gate="strict", capacity=capacity, incarnation=incarnation,
-                         inner_store=inner_store)
+                         inner_store=inner_store, registry=registry,
+                         shared_buffers=shared_buffers)
 
 
 def _position(scheme: str, own: Optional[StreamRecord], wire: Optional[str]) -> str:

@@ -4,8 +4,9 @@
   any process can read the session and generation off it;
 - per_session: a counter of the session's live state ("1", "2", ...), which restarts with the
   session and every new generation of it: ids are reused by every session;
-- global: one counter per process: ids of different sessions interleave, and another process
-  (or the next incarnation) issues the same numbers;
+- global: one counter per process (or, with buffers shared by the fleet, one for the fleet):
+  ids of different sessions interleave, and a per-process counter is reused by another process
+  or the next incarnation;
 - uuid: opaque and unique; no order, provenance only by lookup.
 
 The weak schemes exist so a real server can be put in the incidents' deployments (the fleet
@@ -52,8 +53,10 @@ def order(scheme: str, wire: Optional[str]) -> Optional[int]:
     return None
 
 
-def guarantee(scheme: str) -> str:
-    """What ids of `scheme` prove about their issuer, in one process's buffers (a per-process
-    counter is reused by other processes and incarnations)."""
+def guarantee(scheme: str, shared_buffers: bool = False) -> str:
+    """What ids of `scheme` prove about their issuer: a global counter kept beside buffers the
+    fleet shares is unique; one per process is reused by other processes and incarnations."""
+    if scheme == "global" and shared_buffers:
+        return IDS_UNIQUE
     return {"tagged": IDS_TAGGED, "uuid": IDS_UNIQUE, "global": IDS_PER_PROCESS,
             "per_session": IDS_PER_SESSION}[scheme]

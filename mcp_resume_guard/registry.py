@@ -86,6 +86,16 @@ class SessionRegistry(abc.ABC):
     async def close(self) -> None:
         """Release what the registry holds open."""
 
+    @abc.abstractmethod
+    async def set_label(self, session_id: str, label: str) -> bool:
+        """Attach `label` (the guard's id key of the session: what its tagged ids carry) to a
+        registered session, so that any process can tell its ids from another session's;
+        False if the session is gone."""
+
+    @abc.abstractmethod
+    async def label_of(self, session_id: str) -> Optional[str]:
+        """The session's label; None if it has none or is gone."""
+
     async def __aenter__(self) -> "SessionRegistry":
         return self
 
@@ -107,6 +117,7 @@ class LocalRegistry(SessionRegistry):
             raise ValueError(f"clock must be a callable returning seconds, not {clock!r}")
         self._clock, self._sweep_at = clock, 64
         self._records: Dict[str, SessionRecord] = {}
+        self._labels: Dict[str, str] = {}
 
     def _deadline(self, record: SessionRecord) -> float:
         idle = math.inf if self.idle_ttl is None else record.touched + self.idle_ttl
@@ -153,7 +164,20 @@ class LocalRegistry(SessionRegistry):
     async def forget(self, session_id: str) -> bool:
         found = self._live(session_id, self._clock()) is not None
         self._records.pop(session_id, None)
+        self._labels.pop(session_id, None)
         return found
+
+    async def set_label(self, session_id: str, label: str) -> bool:
+        if self._live(session_id, self._clock()) is None:
+            return False
+        self._labels[session_id] = label
+        return True
+
+    async def label_of(self, session_id: str) -> Optional[str]:
+        if self._live(session_id, self._clock()) is None:
+            self._labels.pop(session_id, None)
+            return None
+        return self._labels.get(session_id)
 
     async def close(self) -> None:
         """Nothing to release: the records live as long as the object (the process)."""
@@ -271,6 +295,16 @@ class RedisRegistry(SessionRegistry):
 
     async def forget(self, session_id: str) -> bool:
         return bool(await self.client.delete(self.key(session_id)))
+
+    async def set_label(self, session_id: str, label: str) -> bool:
+        if not await self.client.exists(self.key(session_id)):   # gone (or expired)
+            return False
+        await self.client.hset(self.key(session_id), "label", label)
+        return True
+
+    async def label_of(self, session_id: str) -> Optional[str]:
+        raw = await self.client.hget(self.key(session_id), "label")
+        return raw.decode() if isinstance(raw, bytes) else raw
 
     async def close(self) -> None:
         if self._owned:

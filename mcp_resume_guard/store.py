@@ -36,6 +36,7 @@ class Kept(NamedTuple):
     message: object        # the message (None: a priming event)
     inner_id: object = None  # the inner store's id for it (wrapping)
     order: Optional[int] = None  # what a range check compares (ids.order)
+    generation: int = 0    # the generation of the session it was emitted at
 
 
 class StreamRecord:
@@ -226,9 +227,11 @@ class GuardedEventStore(EventStore):
     own stream after E, the whole retained stream, a gap event then the stream after its floor,
     nothing (attached to S's stream, or to no stream at all), or no stream (the SDK closes)."""
 
-    def __init__(self, book: SessionBook, inner: Optional[EventStore] = None) -> None:
+    def __init__(self, book: SessionBook, inner: Optional[EventStore] = None,
+                 shared=None) -> None:
         self.book = book
         self.inner = inner
+        self.shared = shared       # shared_buffers.SharedBuffers: the fleet's, in Redis
 
     async def store_event(self, stream_id, message) -> str:
         slot = CURRENT.get()
@@ -236,12 +239,20 @@ class GuardedEventStore(EventStore):
             raise RuntimeError("GuardedEventStore used outside StrictResumptionGuard: wrap the "
                                "ASGI app that serves the session manager with guard.wrap(app)")
         binding = slot.binding
+        new_stream = str(stream_id) not in binding.streams
         stream = binding.stream(str(stream_id), self.book.capacity)
         seq = stream.next_seq
-        event_id, order = self.book.mint(binding, stream)
+        if self.shared is not None and self.book.scheme == "global":   # one fleet counter
+            counter = await self.shared.next_counter()
+            event_id, order = str(counter), counter
+        else:
+            event_id, order = self.book.mint(binding, stream)
         inner_id = None if self.inner is None else \
             await self.inner.store_event(f"{binding.key}/{stream.stream_id}", message)
-        gone = stream.keep(Kept(seq, event_id, message, inner_id, order))
+        kept = Kept(seq, event_id, message, inner_id, order, binding.generation)
+        gone = stream.keep(kept)
+        if self.shared is not None and binding.session_id is not None:
+            await self.shared.append(binding.session_id, stream, kept, new_stream)
         if self.book.keying == "event_id":
             self.book.index[event_id] = (binding, stream)
             if gone is not None and self.book.index.get(gone.event_id, (None, None))[1] is stream:
@@ -275,7 +286,8 @@ class GuardedEventStore(EventStore):
                       send_callback: EventCallback) -> None:
         """Send `stream`'s retained messages with sequence numbers above `after`, in order."""
         todo = [e for e in stream.events if e.seq > after and e.message is not None]
-        if self.inner is None or not todo:
+        if self.inner is None or not todo or any(e.inner_id is None for e in todo):
+            # standalone, or events another process stored (read from the shared buffers)
             for event in todo:
                 await send_callback(EventMessage(event.message, event.event_id))
             return

@@ -92,6 +92,22 @@ def test_create_starts_at_generation_one_and_refuses_a_second_create(make):
     run_with(make(), body)
 
 
+def test_a_label_lives_with_its_session(make):
+    """The guard's id key of a session, kept beside it: readable by every process while the
+    session lives, gone with it, refused for a session that is not registered."""
+    async def body(reg):
+        assert await reg.set_label("s1", "k1") is False
+        await reg.create("s1")
+        assert await reg.label_of("s1") is None
+        assert await reg.set_label("s1", "k1") is True
+        assert await reg.label_of("s1") == "k1"
+        assert (await reg.adopt("s1", 1)).generation == 2
+        assert await reg.label_of("s1") == "k1"             # a new generation keeps its key
+        await reg.forget("s1")
+        assert await reg.label_of("s1") is None
+    run_with(make(), body)
+
+
 def test_touch_renews_only_a_registered_session_and_keeps_generation_and_creation(make):
     async def body(reg):
         first = await reg.create("s")

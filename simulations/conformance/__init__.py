@@ -1,7 +1,7 @@
-"""Conformance of the model against the real MCP Python SDK, plain and behind the strict guard
-(StrictResumptionGuard, from the top-level package `mcp_resume_guard`), and against the MCP
-TypeScript SDK (Node): hand-written cases, and differential testing (random sequences in
-lockstep with the model).
+"""Conformance of the model against the real MCP Python SDK, plain and behind the guard (any
+policy: ResumptionGuard, from the top-level package `mcp_resume_guard`), and against the MCP
+TypeScript SDK (Node): hand-written cases, differential testing (random sequences in lockstep
+with the model), and the incident matrix on a real fleet (scripts in lockstep).
 
 Needs the optional extra `conformance` (`pip install -e '.[conformance]'`: the PyPI `mcp`
 package, uvicorn, httpx, redis) and, for the load-balanced cases, nginx on PATH (redis-server
@@ -26,6 +26,8 @@ starts, and `python -m simulations conformance` says what is missing first.
   drills.py        the real side of each case
   probe.py         the probe endpoints servers answer outside MCP; HarnessError
   report.py        the results folders (CONFORMANCE.md, DIFFERENTIAL.md, JSON, manifests)
+  fleet.py         the incident matrix on real processes: every scenario x policy in lockstep
+  fleet_report.py  its results folder (FLEET.md, fleet.json, manifest)
   differential/    random sequences in lockstep on the model and a real fleet:
     scope.py         the default scope (no third-party imports)
     streams.py       SSE streams held open across steps, read by background tasks

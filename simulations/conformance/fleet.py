@@ -11,9 +11,10 @@ process) and compares, after every step, each answer, each open stream and each 
 and at the end what each client applied. A cell agrees when nothing differs at any step.
 
 The guard issues the scenario's own ids (tagged, per-session or per-process counters, uuids) and
-looks cursors up as its buffer keying says. A deployment the fleet cannot be yet (a session
-registry or replay buffers shared by the fleet) is a cell that says so ("not run: why"), never a
-verdict.
+looks cursors up as its buffer keying says; a shared store is a real Redis registry (a process
+that finds a session there and not in its own table adopts it as a new generation and re-runs
+its work), shared buffers live in the same Redis. A deployment the fleet cannot be yet is a cell
+that says so ("not run: why"), never a verdict.
 """
 from __future__ import annotations
 
@@ -32,9 +33,7 @@ from ..script import ScenarioRun, run_script
 #: lookups as the scenario says
 FLEET_DEPLOYMENT = {"priming_on_resume": True, "on_attached_stream": "replay_then_close"}
 #: what the fleet's processes can be today, field by field
-SUPPORTED = {"store": ("local", "shared"), "buffer": ("local",)}
-#: why each unsupported value is not there yet
-MISSING = {"buffer": "replay buffers shared by the fleet"}
+SUPPORTED = {"store": ("local", "shared"), "buffer": ("local", "shared")}
 #: the server kind (processes.KINDS) that decides with each policy
 KIND = {"strict": "guard", **{p: f"guard-{p}" for p in POLICIES if p != "strict"}}
 AGREES, DIFFERS, NOT_RUN = "agrees", "differs", "not run"
@@ -57,33 +56,40 @@ class FleetRow(NamedTuple):
 
 def unsupported(config: SystemConfig) -> Optional[str]:
     """Why the fleet cannot be `config`'s deployment yet (None: it can)."""
-    missing = [f"{name}={getattr(config, name)} needs {MISSING[name]}"
-               for name, values in SUPPORTED.items() if getattr(config, name) not in values]
+    missing = [f"{name}={getattr(config, name)!r}" for name, values in SUPPORTED.items()
+               if getattr(config, name) not in values]
+    if config.buffer == "shared" and config.buffer_keying != "session":
+        missing.append("an event-id keyed store shared by the fleet (the guard looks ids up "
+                       "across sessions only in its own process)")
     return "; ".join(missing) or None
 
 
-def model_run(scenario: str, policy: str, on_the_fleet: bool = True) -> ScenarioRun:
-    """The scenario under `policy`, on the fleet's deployment (or the incident matrix's)."""
-    return run_script(SCENARIOS[scenario], policy,
-                      overrides=FLEET_DEPLOYMENT if on_the_fleet else None)
+def model_run(scenario: str, policy: str, on_the_fleet: bool = True,
+              overrides: Optional[dict] = None) -> ScenarioRun:
+    """The scenario under `policy`, on the fleet's deployment (or the incident matrix's), with
+    `overrides` of its deployment (as a reviewer asks "and with tagged ids?")."""
+    changed = {**(overrides or {}), **(FLEET_DEPLOYMENT if on_the_fleet else {})}
+    return run_script(SCENARIOS[scenario], policy, overrides=changed or None)
 
 
 def _violations(run: ScenarioRun) -> Dict[str, int]:
     return {name: n for name, n in run.report.violations.items() if n}
 
 
-def run_cell(scenario: str, policy: str, workdir: Path) -> FleetRow:
-    """One (scenario, policy) cell: the model's run, then the same actions on a real fleet."""
+def run_cell(scenario: str, policy: str, workdir: Path,
+             overrides: Optional[dict] = None) -> FleetRow:
+    """One (scenario, policy) cell: the model's run, then the same actions on a real fleet;
+    `overrides`: of the scenario's deployment, on both sides."""
     from .differential.lockstep import VOCABULARY, Disagreement, Lockstep
     started = time.monotonic()
-    run = model_run(scenario, policy)
-    model, matrix = _violations(run), _violations(model_run(scenario, policy, False))
+    run = model_run(scenario, policy, True, overrides)
+    model, matrix = _violations(run), _violations(model_run(scenario, policy, False, overrides))
     actions = [r.action for r in run.steps if r.action is not None]
 
     def row(status: str, detail: str, steps: int = 0, applied=None) -> FleetRow:
         return FleetRow(scenario, policy, status, detail, steps, model, matrix, applied or {},
                         round(time.monotonic() - started, 2))
-    why = unsupported(SCENARIOS[scenario].config)
+    why = unsupported(run.config)
     if why is None:
         odd = sorted({type(a).__name__ for a in actions if type(a) not in VOCABULARY})
         why = f"the run takes actions the harness cannot do: {odd}" if odd else None
@@ -97,12 +103,12 @@ def run_cell(scenario: str, policy: str, workdir: Path) -> FleetRow:
     with Processes(workdir / f"{scenario}-{policy}") as procs, \
             anyio.from_thread.start_blocking_portal() as portal:
         registry = ""
-        if config.store == "shared":     # the fleet's session registry: a real Redis
+        if "shared" in (config.store, config.buffer):   # the fleet's registry: a real Redis
             from .redis_server import RedisServer
             registry = RedisServer(procs).start().url
         fleet = [procs.server(f"i{i}", capacity=config.buffer_capacity, kind=KIND[policy],
                               ids=config.event_ids, keying=config.buffer_keying,
-                              registry=registry)
+                              registry=registry, shared_buffers=config.buffer == "shared")
                  for i in range(config.instances)]
         pool = StreamPool(portal)
         lock = Lockstep(fleet, pool, KIND[policy], config, policy, 1)

@@ -132,7 +132,7 @@ class ServerInstance(Restartable):
 
     def __init__(self, procs: "Processes", name: str, capacity: int, retry_ms: int,
                  kind: str, ids: str = "tagged", keying: str = "session",
-                 registry: str = "") -> None:
+                 registry: str = "", shared_buffers: bool = False) -> None:
         if kind not in KINDS:
             raise HarnessError(f"unknown server kind {kind!r}; valid: {', '.join(KINDS)}")
         super().__init__()
@@ -140,6 +140,7 @@ class ServerInstance(Restartable):
         self.capacity, self.retry_ms, self.kind = capacity, retry_ms, kind
         self.ids, self.keying = ids, keying       # a guarded server's id scheme and keying
         self.registry = registry                  # its shared session registry's URL, if any
+        self.shared_buffers = shared_buffers      # its replay buffers in that Redis too
 
     @property
     def url(self) -> str:
@@ -157,7 +158,8 @@ class ServerInstance(Restartable):
             argv = [sys.executable, "-m", "simulations.conformance.server"] + args + \
                 (["--guard", "--policy", GUARD_POLICIES[self.kind], "--ids", self.ids,
                   "--keying", self.keying] if self.kind in GUARD_POLICIES else []) + \
-                (["--registry", self.registry] if self.registry else [])
+                (["--registry", self.registry] if self.registry else []) + \
+                (["--shared-buffers"] if self.shared_buffers else [])
         try:
             self.process = self.procs.spawn(f"{self.name}.{self.incarnation}", argv,
                                             pass_fds=[sock.fileno()])
@@ -199,9 +201,9 @@ class Processes:
 
     def server(self, name: str, capacity: int = 64, retry_ms: int = 200,
                kind: str = "sdk", ids: str = "tagged", keying: str = "session",
-               registry: str = "") -> ServerInstance:
+               registry: str = "", shared_buffers: bool = False) -> ServerInstance:
         return ServerInstance(self, name, capacity, retry_ms, kind, ids, keying,
-                              registry).start()
+                              registry, shared_buffers).start()
 
     def stop_all(self) -> None:
         for proc in reversed(self.children):

@@ -94,7 +94,7 @@ class WorkJournal:
 
 def build_app(capacity: int, retry_ms: int, guard: bool, incarnation: int,
               policy: str = "strict", ids: str = "tagged", keying: str = "session",
-              registry_url: str = ""):
+              registry_url: str = "", shared_buffers: bool = False):
     """The ASGI app: the SDK's streamable HTTP app (behind ResumptionGuard deciding with
     `policy`, issuing `ids` and looking cursors up by `keying`, if `guard`), plus the harness's
     read-only probe."""
@@ -167,9 +167,14 @@ def build_app(capacity: int, retry_ms: int, guard: bool, incarnation: int,
         from mcp_resume_guard import RedisRegistry
         shared = RedisRegistry(registry_url)
     journal = WorkJournal(shared) if shared is not None else None
+    buffers = None
+    if shared_buffers and registry_url:
+        from mcp_resume_guard import SharedBuffers
+        buffers = SharedBuffers(registry_url, capacity)
     the_guard = ResumptionGuard(gate=policy, capacity=capacity, incarnation=incarnation,
                                 inner_store=BoundedEventStore(capacity + 1), ids=ids,
-                                keying=keying, registry=shared) if guard else None
+                                keying=keying, registry=shared,
+                                shared_buffers=buffers) if guard else None
     store = RecordingStore(the_guard.event_store if the_guard else BoundedEventStore(capacity))
     app = server.streamable_http_app(event_store=store, retry_interval=retry_ms,
                                      session_idle_timeout=None)
@@ -235,10 +240,14 @@ def main(argv=None) -> int:
     parser.add_argument("--registry", default="", metavar="URL",
                         help="the fleet's shared session registry (redis://...): the guard "
                              "adopts sessions it finds there (default: per process)")
+    parser.add_argument("--shared-buffers", action="store_true",
+                        help="keep replay buffers in the registry's Redis, shared by the fleet")
     args = parser.parse_args(argv)
+    if args.shared_buffers and not args.registry:
+        parser.error("--shared-buffers needs --registry")
     import uvicorn
     app = build_app(args.capacity, args.retry_ms, args.guard, args.incarnation, args.policy,
-                    args.ids, args.keying, args.registry)
+                    args.ids, args.keying, args.registry, args.shared_buffers)
     config = uvicorn.Config(app, fd=args.fd, log_level="warning", lifespan="on",
                             timeout_graceful_shutdown=1)
     uvicorn.Server(config).run()
