@@ -228,3 +228,31 @@ def test_the_generated_nginx_config_balances_as_its_mode_says(tmp_path):
         assert "proxy_buffering off;" in conf and "X-Upstream $upstream_addr" in conf
     with pytest.raises(ValueError, match="unknown nginx mode"):
         render_config("least_conn", [5001], 6000, tmp_path)
+
+
+def test_the_client_drivers_see_a_gap_notice_at_the_head_of_a_large_first_chunk():
+    """Regression: the driver kept only the last 256 bytes of what it had read before looking
+    for the notice, so a notice at the head of a large first chunk (notice + replay in one
+    read) was missed and a gap stream was read as from_head."""
+    import anyio
+
+    from simulations.conformance.sdk_driver import Exchange, WatchedStream
+
+    class Chunks:
+        def __init__(self, chunks):
+            self.chunks = chunks
+
+        async def __aiter__(self):
+            for chunk in self.chunks:
+                yield chunk
+
+        async def aclose(self):
+            pass
+    notice = b'data: {"jsonrpc":"2.0","method":"notifications/resumption_gap"}\n\n'
+    for chunks in ([notice + b"x" * 1000], [notice[:20], notice[20:] + b"y" * 500]):
+        exchange = Exchange("GET", "", "e1", 200, "a")
+
+        async def read(exchange=exchange, chunks=chunks):
+            return b"".join([c async for c in WatchedStream(Chunks(chunks), exchange)])
+        assert anyio.run(read) == b"".join(chunks)
+        assert exchange.gap and exchange.ended

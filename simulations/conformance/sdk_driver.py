@@ -42,9 +42,10 @@ class WatchedStream(httpx2.AsyncByteStream):
     async def __aiter__(self):
         tail = b""
         async for chunk in self.inner:
-            tail = (tail + chunk)[-256:]
-            if GAP_NOTICE.encode() in tail:
+            seen = tail + chunk
+            if GAP_NOTICE.encode() in seen:
                 self.exchange.gap = True
+            tail = seen[-64:]          # a notice split across chunks is still found
             yield chunk
         self.exchange.ended = True
 

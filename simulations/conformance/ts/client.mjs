@@ -85,8 +85,9 @@ function watched(response, exchange) {
   let tail = '';
   const watch = new TransformStream({
     transform(chunk, controller) {
-      tail = (tail + decoder.decode(chunk, { stream: true })).slice(-256);
-      if (tail.includes('notifications/resumption_gap')) exchange.gap = true;
+      const seen = tail + decoder.decode(chunk, { stream: true });
+      if (seen.includes('notifications/resumption_gap')) exchange.gap = true;
+      tail = seen.slice(-64);   // a notice split across chunks is still found
       controller.enqueue(chunk);
     },
     flush() { exchange.ended = true; },
