@@ -207,11 +207,12 @@ class ResumptionGuard:
             binding = self.book.sessions.get(session_id)
             record = await self.registry.get(session_id) if self.registry is not None else None
             label = None
-            if binding is None and record is not None:
+            resumption = method == "GET" and raw_cursor is not None
+            if binding is None and record is not None and resumption:
                 label = await self.registry.label_of(session_id)
                 if self.shared is not None:
                     buffers = await self.shared.load(session_id, self.book.new_binding())
-            if method == "GET" and raw_cursor is not None:
+            if resumption:
                 try:
                     decision, view = self.decide(session_id, raw_cursor.decode("latin-1"),
                                                  record, buffers, label)
