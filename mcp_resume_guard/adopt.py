@@ -66,6 +66,10 @@ async def recreate_sdk_session(manager, session_id: str, host: bytes = LOOPBACK)
     (`host`: the Host the client's requests carry): RuntimeError if the SDK refuses the
     handshake."""
     from mcp.server.streamable_http import StreamableHTTPServerTransport
+    stale = manager._server_instances.get(session_id)
+    if stale is not None and not stale.is_terminated:   # an older generation held here
+        with anyio.CancelScope(shield=True):
+            await stale.terminate()
     transport = StreamableHTTPServerTransport(
         mcp_session_id=session_id, is_json_response_enabled=manager.json_response,
         event_store=manager.event_store, security_settings=manager.security_settings,

@@ -91,6 +91,8 @@ class ResumptionGuard:
                  inner_store=None, ids: str = "tagged", keying: str = "session",
                  registry=None, shared_buffers=None) -> None:
         self.gate = resolve_gate(gate)        # ValueError naming the valid policies
+        if shared_buffers is not None and registry is None:
+            raise ValueError("shared_buffers need a registry shared by the same fleet")
         if ids not in SCHEMES:
             raise ValueError(f"ids must be one of {', '.join(SCHEMES)}, got {ids!r}")
         if keying not in ("session", "event_id"):
@@ -128,7 +130,7 @@ class ResumptionGuard:
         """Live sessions by Mcp-Session-Id."""
         return self.book.sessions
 
-    def wrap(self, app) -> "StrictResumptionGuard":
+    def wrap(self, app) -> "ResumptionGuard":
         """This guard in front of `app` (an ASGI app serving the session manager)."""
         self.app = app
         return self
@@ -167,7 +169,7 @@ class ResumptionGuard:
                 # even if another process issued it and this one cannot say to whom.
                 owner = ANOTHER_SESSION
             generation = tagged.incarnation
-        mine = binding if binding is not None else buffers     # whose streams are S's buffer
+        mine = buffers if buffers is not None else binding     # whose streams are S's buffer
         own = mine.own_stream(wire) if mine is not None else None
         buffer = None if own is None else BufferView(
             tuple(e.event_id for e in own.events), own.floor.event_id if own.floor else None)
@@ -208,7 +210,10 @@ class ResumptionGuard:
             record = await self.registry.get(session_id) if self.registry is not None else None
             label = None
             resumption = method == "GET" and raw_cursor is not None
-            if binding is None and record is not None and resumption:
+            # a session another process has adopted since is held here at a stale generation
+            stale = binding is not None and record is not None \
+                and binding.generation != record.generation
+            if (binding is None or stale) and record is not None and resumption:
                 label = await self.registry.label_of(session_id)
                 if self.shared is not None:
                     buffers = await self.shared.load(session_id, self.book.new_binding())
