@@ -2,131 +2,223 @@
 
 Every engine drives the system only through these: the explorer tries every enabled action, the
 DES and the scripts pick one. `enabled_actions` lists them in a fixed order, so the same state
-always yields the same list. Actions are frozen dataclasses: equal only to an action of the same
-kind with the same fields (Emit(1) != Drain(1)), hashable, and cheap to build.
+always yields the same list. Actions are records (`model.record`): immutable, equal only to an
+action of the same kind with the same fields (Emit(1) != Drain(1)), hashable, and cheap to build.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import FrozenSet, List, Optional, Union
+from typing import Any, Dict, Final, FrozenSet, List, Optional, Tuple, Union
 
 from .config import SystemConfig
 from .lb import route_choices
-from .state import State, holder, tget
+from .pairs import tget
+from .record import UNHASHED, Record
+from .state import State, holder
 
 
-@dataclass(frozen=True)
-class Init:
+class ClientAction(Record):
+    """An action of one client (`client`: its slot)."""
+
+    __slots__ = ("client",)
+    _fields = ("client",)
+    client: Final[int]
+
+    def __init__(self, client: int) -> None:
+        self.client = client
+        self._hash = UNHASHED
+
+    def _key(self) -> Tuple[Any, ...]:
+        return (self.client,)
+
+
+class RoutedRequest(Record):
+    """A client's request that the LB routed to `instance`."""
+
+    __slots__ = ("client", "instance")
+    _fields = ("client", "instance")
+    client: Final[int]
+    instance: Final[int]
+
+    def __init__(self, client: int, instance: int) -> None:
+        self.client = client
+        self.instance = instance
+        self._hash = UNHASHED
+
+    def _key(self) -> Tuple[Any, ...]:
+        return (self.client, self.instance)
+
+
+class InstanceAction(Record):
+    """An action of one instance (`instance`: its index)."""
+
+    __slots__ = ("instance",)
+    _fields = ("instance",)
+    instance: Final[int]
+
+    def __init__(self, instance: int) -> None:
+        self.instance = instance
+        self._hash = UNHASHED
+
+    def _key(self) -> Tuple[Any, ...]:
+        return (self.instance,)
+
+
+class SessionAction(Record):
+    """An action on one session (`token`)."""
+
+    __slots__ = ("token",)
+    _fields = ("token",)
+    token: Final[int]
+
+    def __init__(self, token: int) -> None:
+        self.token = token
+        self._hash = UNHASHED
+
+    def _key(self) -> Tuple[Any, ...]:
+        return (self.token,)
+
+
+class Init(RoutedRequest):
     """The client sends initialize (a first session, or re-initialization), routed by the LB."""
-    client: int
-    instance: int
+
+    __slots__ = ()
 
 
-@dataclass(frozen=True)
-class Emit:
+class Reconnect(RoutedRequest):
+    """GET + Mcp-Session-Id + Last-Event-ID, routed by the LB to `instance`, decided by the gate."""
+
+    __slots__ = ()
+
+
+class Emit(SessionAction):
     """The instance running session `token` emits the next message of its work."""
-    token: int
+
+    __slots__ = ()
 
 
-@dataclass(frozen=True)
-class Deliver:
+class Evict(SessionAction):
+    """The session expires (TTL) or is evicted: it is gone from every registry and buffer."""
+
+    __slots__ = ()
+
+
+class Deliver(ClientAction):
     """The first event in flight on the client's stream reaches it and is applied."""
-    client: int
+
+    __slots__ = ()
 
 
-@dataclass(frozen=True)
-class Persist:
+class Persist(ClientAction):
     """The client writes its session token and live cursor to durable storage."""
-    client: int
+
+    __slots__ = ()
 
 
-@dataclass(frozen=True)
-class Disconnect:
+class Disconnect(ClientAction):
     """The network drops the client's stream; events in flight are lost (not the work)."""
-    client: int
+
+    __slots__ = ()
 
 
-@dataclass(frozen=True)
-class HalfOpen:
+class HalfOpen(ClientAction):
     """The client's side of its stream is gone (a proxy or NAT dropped it) and the server has
     not noticed: the client's events in flight are lost, and the server goes on writing the
     session's stream into the dead connection until that stream ends."""
-    client: int
+
+    __slots__ = ()
 
 
-@dataclass(frozen=True)
-class ClientRestart:
+class ClientRestart(ClientAction):
     """The client process restarts and falls back to its persisted token and cursor."""
-    client: int
+
+    __slots__ = ()
 
 
-@dataclass(frozen=True)
-class Reconnect:
-    """GET + Mcp-Session-Id + Last-Event-ID, routed by the LB to `instance`, decided by the gate."""
-    client: int
-    instance: int
-
-
-@dataclass(frozen=True)
-class IdleTimeout:
+class IdleTimeout(ClientAction):
     """The LB closes the client's stream because it carries no data."""
-    client: int
+
+    __slots__ = ()
 
 
-@dataclass(frozen=True)
-class ForeignCursor:
-    """A client bug: the client's cursor is replaced by `donor`'s (another session's) cursor."""
-    client: int
-    donor: int
+class Depart(ClientAction):
+    """The client leaves (its work is done, or it gave up); its slot can be reused. Enabled for
+    any present client; never listed by `enabled_actions`."""
+
+    __slots__ = ()
 
 
-@dataclass(frozen=True)
-class Drain:
+class Drain(InstanceAction):
     """The LB stops routing new requests to the instance; its streams keep flowing."""
-    instance: int
+
+    __slots__ = ()
 
 
-@dataclass(frozen=True)
-class Stop:
+class Stop(InstanceAction):
     """The instance process stops (after a drain) or crashes (without one): local state is lost."""
-    instance: int
+
+    __slots__ = ()
 
 
-@dataclass(frozen=True)
-class Start:
+class Start(InstanceAction):
     """A stopped instance starts (a restart or a replacement) with empty local state."""
-    instance: int
+
+    __slots__ = ()
 
 
-@dataclass(frozen=True)
-class Evict:
-    """The session expires (TTL) or is evicted: it is gone from every registry and buffer."""
-    token: int
+class ForeignCursor(Record):
+    """A client bug: the client's cursor is replaced by `donor`'s (another session's) cursor."""
+
+    __slots__ = ("client", "donor")
+    _fields = ("client", "donor")
+    client: Final[int]
+    donor: Final[int]
+
+    def __init__(self, client: int, donor: int) -> None:
+        self.client = client
+        self.donor = donor
+        self._hash = UNHASHED
+
+    def _key(self) -> Tuple[Any, ...]:
+        return (self.client, self.donor)
 
 
-@dataclass(frozen=True)
-class Compact:
+class Compact(Record):
     """The buffer of `token` drops its oldest event (the floor rises). `instance` None: shared."""
-    instance: Optional[int]
-    token: int
+
+    __slots__ = ("instance", "token")
+    _fields = ("instance", "token")
+    instance: Final[Optional[int]]
+    token: Final[int]
+
+    def __init__(self, instance: Optional[int], token: int) -> None:
+        self.instance = instance
+        self.token = token
+        self._hash = UNHASHED
+
+    def _key(self) -> Tuple[Any, ...]:
+        return (self.instance, self.token)
 
 
-@dataclass(frozen=True)
-class Arrive:
+class Arrive(Record):
     """A new client arrives (open systems: the DES). It takes the slot of a departed client, or
     a new one. Always enabled; never listed by `enabled_actions`."""
 
+    __slots__ = ()
 
-@dataclass(frozen=True)
-class Depart:
-    """The client leaves (its work is done, or it gave up); its slot can be reused. Enabled for
-    any present client; never listed by `enabled_actions`."""
-    client: int
+    def __init__(self) -> None:
+        self._hash = UNHASHED
+
+    def _key(self) -> Tuple[Any, ...]:
+        return ()
 
 
 Action = Union[Init, Deliver, Persist, Disconnect, HalfOpen, ClientRestart, Reconnect,
                IdleTimeout, ForeignCursor, Emit, Drain, Stop, Start, Evict, Compact, Arrive,
                Depart]
+#: every kind of action, by name (ClientAction and the other bases are not actions)
+ACTIONS: Dict[str, type] = {kind.__name__: kind for kind in (
+    Init, Deliver, Persist, Disconnect, HalfOpen, ClientRestart, Reconnect, IdleTimeout,
+    ForeignCursor, Emit, Drain, Stop, Start, Evict, Compact, Arrive, Depart)}
 
 
 def work_start(config: SystemConfig, client) -> int:

@@ -10,19 +10,11 @@ from typing import Optional, Tuple
 
 from . import event_ids
 from .config import SystemConfig
+from .entries import Buffer, Entry, Truth
+from .pairs import tset
 from .protocol import WireId
-from .state import (
-    Buffer,
-    Entry,
-    Instance,
-    LiveSession,
-    State,
-    Truth,
-    buffer_key,
-    buffer_of,
-    replace_at,
-    tset,
-)
+from .servers import Instance, LiveSession
+from .state import State, buffer_key, buffer_of, replace_at
 
 PRIMING = -1
 
@@ -53,11 +45,11 @@ def record_event(state: State, config: SystemConfig, instance: int, token: int,
     sessions = tset(inst.sessions, token, live)
     if config.buffer == "shared":
         inst = Instance(inst.status, inst.incarnation, sessions, inst.buffers, inst.counter)
-        return state._replace(buffers=tset(state.buffers, buffer_key(config, token), buffer),
+        return state.replace(buffers=tset(state.buffers, buffer_key(config, token), buffer),
                               counter=counter,
                               serial=serial, instances=replace_at(state.instances, instance,
                                                                   inst)), entry, dropped
     inst = Instance(inst.status, inst.incarnation, sessions,
                     tset(inst.buffers, buffer_key(config, token), buffer), counter)
-    return state._replace(instances=replace_at(state.instances, instance, inst),
+    return state.replace(instances=replace_at(state.instances, instance, inst),
                           serial=serial), entry, dropped

@@ -10,6 +10,7 @@ from typing import Tuple
 
 from .buffers import PRIMING
 from .config import SystemConfig
+from .entries import Cursor
 from .history import (
     Applied,
     ClientArrived,
@@ -21,11 +22,12 @@ from .history import (
     Primed,
     StreamClosed,
 )
-from .state import Client, Cursor, State, owner_of, replace_at, set_orphan, tget, tset
+from .pairs import tget, tset
+from .state import Client, State, owner_of, replace_at, set_orphan
 
 
 def _set(state: State, c: int, client: Client) -> State:
-    return state._replace(clients=replace_at(state.clients, c, client))
+    return state.replace(clients=replace_at(state.clients, c, client))
 
 
 def deliver(state: State, config: SystemConfig, c: int) -> Tuple[State, list]:
@@ -38,10 +40,10 @@ def deliver(state: State, config: SystemConfig, c: int) -> Tuple[State, list]:
     open_stream = client.stream
     assert open_stream is not None and client.token is not None
     if truth.msg == PRIMING:
-        client = client._replace(inflight=rest, cursor=Cursor(item.wire, truth))
+        client = client.replace(inflight=rest, cursor=Cursor(item.wire, truth))
         return _drained(_set(state, c, client), c, [Primed(who, item.wire)])
-    stream = open_stream._replace(frames=open_stream.frames + 1)
-    client = client._replace(inflight=rest, stream=stream, cursor=Cursor(item.wire, truth),
+    stream = open_stream.replace(frames=open_stream.frames + 1)
+    client = client.replace(inflight=rest, stream=stream, cursor=Cursor(item.wire, truth),
                              seen=client.seen | {item.wire} if config.client_dedupe
                              else client.seen)
     owner = owner_of(state, truth.token)
@@ -56,7 +58,7 @@ def deliver(state: State, config: SystemConfig, c: int) -> Tuple[State, list]:
         holes = tuple(m for m in range(truth.msg) if m not in done and m not in client.missed)
         applied = client.applied if first is not None else \
             tset(client.applied, truth.msg, (truth.token, truth.generation))
-        client = client._replace(applied=applied, missed=client.missed | set(holes))
+        client = client.replace(applied=applied, missed=client.missed | set(holes))
     event = Applied(
         client=who, wire=item.wire, owner=owner, msg=truth.msg,
         side_effect=config.has_side_effect(truth.msg), token=truth.token,
@@ -79,7 +81,7 @@ def _drained(state: State, c: int, events: list) -> Tuple[State, list]:
 def persist(state: State, config: SystemConfig, c: int) -> Tuple[State, list]:
     """Durably store the session token and live cursor (the client persists with a lag)."""
     client = state.clients[c]
-    client = client._replace(persisted=(client.token, client.cursor))
+    client = client.replace(persisted=(client.token, client.cursor))
     wire = client.cursor.wire if client.cursor is not None else None
     return _set(state, c, client), [CursorPersisted(client.ident, client.token, wire)]
 
@@ -89,7 +91,7 @@ def close_stream(state: State, c: int, reason: str) -> Tuple[State, list]:
     client = state.clients[c]
     assert client.stream is not None
     event = StreamClosed(client.ident, client.stream.instance, reason, client.stream.frames)
-    client = client._replace(phase="idle", stream=None, inflight=())
+    client = client.replace(phase="idle", stream=None, inflight=())
     return _set(state, c, client), [event]
 
 
@@ -122,7 +124,7 @@ def client_restart(state: State, config: SystemConfig, c: int) -> Tuple[State, l
     client = state.clients[c]
     token, cursor = client.persisted if client.persisted is not None else (None, None)
     stale = token == client.token and cursor != client.cursor
-    client = client._replace(phase="idle" if token is not None else "needs_init", token=token,
+    client = client.replace(phase="idle" if token is not None else "needs_init", token=token,
                              cursor=cursor, stream=None, inflight=(),
                              seen=client.seen if token == client.token else frozenset())
     events.append(ClientRestarted(client.ident, token, cursor.wire if cursor is not None else None,
@@ -136,7 +138,7 @@ def arrive(state: State, config: SystemConfig) -> Tuple[State, list]:
     client = Client("new", ident=ident)
     slots = [c for c, existing in enumerate(state.clients) if existing.phase == "gone"]
     clients = replace_at(state.clients, slots[0], client) if slots else state.clients + (client,)
-    state = state._replace(clients=clients, next_ident=ident + 1)
+    state = state.replace(clients=clients, next_ident=ident + 1)
     return state, [ClientArrived(ident, slots[0] if slots else len(clients) - 1)]
 
 
@@ -156,6 +158,6 @@ def foreign_cursor(state: State, config: SystemConfig, c: int, donor: int) -> Tu
     """A client bug: the cursor of another session ends up in this client's Last-Event-ID."""
     cursor = state.clients[donor].cursor
     assert cursor is not None
-    client = state.clients[c]._replace(cursor=cursor)
+    client = state.clients[c].replace(cursor=cursor)
     replaced = CursorReplaced(client.ident, state.clients[donor].ident, cursor.wire)
     return _set(state, c, client), [replaced]

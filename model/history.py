@@ -5,183 +5,292 @@ identity (`Client.ident`), which is also its index wherever clients never leave.
 facts (what was decided, what a client applied and whether it had applied it before);
 `model.properties` turns them into violations. Engines add the time: a step number for
 scripts, seconds for the DES.
+
+Events are records (`model.record`): immutable values with named fields (`_fields`,
+`_asdict()`). The client side's events are defined here, the server side's in
+`model.server_events`; both are imported from here.
 """
 from __future__ import annotations
 
-from typing import NamedTuple, Optional, Tuple
+from typing import Any, Final, Optional, Tuple
 
 from .protocol import WireId
-from .state import Via
+from .record import UNHASHED, Record
+from .server_events import (
+    BufferCompacted,
+    Decided,
+    Emitted,
+    Initialized,
+    InstanceChanged,
+    Recreated,
+    SessionEvicted,
+)
+from .vocabulary import Via
+
+__all__ = ["Applied", "BufferCompacted", "ClientArrived", "ClientDeparted", "ClientFailed",
+           "ClientRestarted", "CursorPersisted", "CursorReplaced", "Decided", "Dropped", "Emitted",
+           "GapAccepted", "Initialized", "InstanceChanged", "Primed", "Recreated",
+           "SessionEvicted", "StreamClosed", "StreamStalled"]
 
 
-class Initialized(NamedTuple):
-    client: int
-    instance: int
-    token: int
-    work_start: int     # first message of the work the new session runs
-    reissue: bool       # the client had a session before: its unfinished calls are re-issued
-    priming: Optional[WireId] = None  # id of the priming event that gave the client its cursor
+class Applied(Record):
+    __slots__ = ("client", "wire", "owner", "msg", "side_effect", "token", "generation", "via",
+                 "first_token", "first_generation", "admission", "client_gen", "serving_gen",
+                 "cursor_foreign", "holes")
+    _fields = ("client", "wire", "owner", "msg", "side_effect", "token", "generation", "via",
+               "first_token", "first_generation", "admission", "client_gen", "serving_gen",
+               "cursor_foreign", "holes")
+    client: Final[int]
+    wire: Final[WireId]
+    owner: Final[Optional[int]]  # client whose work the message is (ground truth; None once
+                                 # its session was forgotten)
+    msg: Final[int]
+    side_effect: Final[bool]  # a non-idempotent call result: applying it twice repeats
+    token: Final[int]  # session the event was emitted on
+    generation: Final[int]  # generation it was emitted at
+    via: Final[Via]  # how it reached the client (model/state.py)
+    first_token: Final[Optional[int]]  # session of the first application, if applied before
+    first_generation: Final[Optional[int]]
+    admission: Final[str]  # how the stream was opened (model.state.Stream.admission)
+    client_gen: Final[Optional[int]]  # generation of the cursor the stream was admitted with
+    serving_gen: Final[Optional[int]]
+    cursor_foreign: Final[bool]
+    holes: Final[Tuple[int, ...]]  # own earlier messages skipped for good, never told of a gap
 
+    def __init__(self, client: int, wire: WireId, owner: Optional[int], msg: int, side_effect: bool,
+                 token: int, generation: int, via: Via, first_token: Optional[int],
+                 first_generation: Optional[int], admission: str, client_gen: Optional[int],
+                 serving_gen: Optional[int], cursor_foreign: bool, holes: Tuple[int, ...]) -> None:
+        self.client = client
+        self.wire = wire
+        self.owner = owner
+        self.msg = msg
+        self.side_effect = side_effect
+        self.token = token
+        self.generation = generation
+        self.via = via
+        self.first_token = first_token
+        self.first_generation = first_generation
+        self.admission = admission
+        self.client_gen = client_gen
+        self.serving_gen = serving_gen
+        self.cursor_foreign = cursor_foreign
+        self.holes = holes
+        self._hash = UNHASHED
 
-class Emitted(NamedTuple):
-    instance: int
-    token: int
-    generation: int
-    msg: int
-    owner: int          # client whose work the message is
-    wire: WireId
-    live_to: Tuple[int, ...]   # clients whose open stream carries it now
-    dropped: Optional[WireId]  # id the buffer dropped to stay within capacity
-    result: bool = False       # the message is a call's result: emitting it executes the call
-    side_effect: bool = False  # ... and the call is non-idempotent
-    first_execution: Optional[Tuple[int, int]] = None  # (token, generation) that executed this
-    #                           call before, if any (ground truth): this is a re-execution
-
-
-class Decided(NamedTuple):
-    client: int
-    instance: int
-    token: int
-    cursor: Optional[WireId]
-    gate: str
-    status: int
-    code: str
-    effect: str
-    resume_from: Optional[WireId]
-    registry_has_session: bool
-    held_locally: bool
-    live_elsewhere: bool       # the session is live in some registry or process (ground truth)
-    recreated: Optional[int]   # generation created by this request, if any
-    replayed: int              # events queued by the replay
-    reason: str
-    position: str = ""         # where the cursor lay relative to S's buffer (model.view)
-    cursor_foreign: bool = False  # ground truth: the cursor was issued on another session
-    recreates: bool = False    # serving S here needs its state recreated (it was lost here)
-
-
-class Applied(NamedTuple):
-    client: int
-    wire: WireId
-    owner: Optional[int]       # client whose work the message is (ground truth; None once
-    #                            its session was forgotten)
-    msg: int
-    side_effect: bool          # a non-idempotent call result: applying it twice repeats
-    token: int                 # session the event was emitted on
-    generation: int            # generation it was emitted at
-    via: Via                   # how it reached the client (model/state.py)
-    first_token: Optional[int]  # session of the first application, if applied before
-    first_generation: Optional[int]
-    admission: str             # how the stream was opened (model.state.Stream.admission)
-    client_gen: Optional[int]  # generation of the cursor the stream was admitted with
-    serving_gen: Optional[int]
-    cursor_foreign: bool
-    holes: Tuple[int, ...]     # own earlier messages skipped for good, never told of a gap
+    def _key(self) -> Tuple[Any, ...]:
+        return (self.client, self.wire, self.owner, self.msg, self.side_effect, self.token,
+                self.generation, self.via, self.first_token, self.first_generation, self.admission,
+                self.client_gen, self.serving_gen, self.cursor_foreign, self.holes)
 
     @property
     def duplicate(self) -> bool:
         return self.first_token is not None
 
 
-class Dropped(NamedTuple):
+class Dropped(Record):
     """A deduping client dropped an event whose id it had already seen on the session."""
 
-    client: int
-    wire: WireId
-    owner: Optional[int]
-    msg: int
-    new: bool                  # the dropped message had never been applied (a reused id)
+    __slots__ = ("client", "wire", "owner", "msg", "new")
+    _fields = ("client", "wire", "owner", "msg", "new")
+    client: Final[int]
+    wire: Final[WireId]
+    owner: Final[Optional[int]]
+    msg: Final[int]
+    new: Final[bool]  # the dropped message had never been applied (a reused id)
+
+    def __init__(self, client: int, wire: WireId, owner: Optional[int], msg: int,
+                 new: bool) -> None:
+        self.client = client
+        self.wire = wire
+        self.owner = owner
+        self.msg = msg
+        self.new = new
+        self._hash = UNHASHED
+
+    def _key(self) -> Tuple[Any, ...]:
+        return (self.client, self.wire, self.owner, self.msg, self.new)
 
 
-class Primed(NamedTuple):
+class Primed(Record):
     """A priming event (an id, no data) reached the client, which takes it as its cursor."""
 
-    client: int
-    wire: WireId
+    __slots__ = ("client", "wire")
+    _fields = ("client", "wire")
+    client: Final[int]
+    wire: Final[WireId]
+
+    def __init__(self, client: int, wire: WireId) -> None:
+        self.client = client
+        self.wire = wire
+        self._hash = UNHASHED
+
+    def _key(self) -> Tuple[Any, ...]:
+        return (self.client, self.wire)
 
 
-class StreamStalled(NamedTuple):
+class StreamStalled(Record):
     """The client's stream carries nothing and never will while the client is owed messages: a
     200 that yields no data (a stall). Recorded when an open stream becomes dead (at admission
     or later, e.g. once a replay is drained on an instance that does not run the session), and
     for a 200 that closes at once with nothing (the MCP SDK's answer to an unknown cursor)."""
 
-    client: int
-    instance: int
-    token: int
-    admission: str             # how the stream was opened (model.state.Stream.admission)
+    __slots__ = ("client", "instance", "token", "admission")
+    _fields = ("client", "instance", "token", "admission")
+    client: Final[int]
+    instance: Final[int]
+    token: Final[int]
+    admission: Final[str]  # how the stream was opened (model.state.Stream.admission)
+
+    def __init__(self, client: int, instance: int, token: int, admission: str) -> None:
+        self.client = client
+        self.instance = instance
+        self.token = token
+        self.admission = admission
+        self._hash = UNHASHED
+
+    def _key(self) -> Tuple[Any, ...]:
+        return (self.client, self.instance, self.token, self.admission)
 
 
-class StreamClosed(NamedTuple):
-    client: int
-    instance: int
-    reason: str   # "network", "idle_timeout", "instance_stop", "server_close", "client_restart",
-    #               "session_evicted"
-    frames: int
+class StreamClosed(Record):
+    __slots__ = ("client", "instance", "reason", "frames")
+    _fields = ("client", "instance", "reason", "frames")
+    client: Final[int]
+    instance: Final[int]
+    #: "network", "idle_timeout", "instance_stop", "server_close", "client_restart",
+    #: "session_evicted"
+    reason: Final[str]
+    frames: Final[int]
+
+    def __init__(self, client: int, instance: int, reason: str, frames: int) -> None:
+        self.client = client
+        self.instance = instance
+        self.reason = reason
+        self.frames = frames
+        self._hash = UNHASHED
+
+    def _key(self) -> Tuple[Any, ...]:
+        return (self.client, self.instance, self.reason, self.frames)
 
 
-class ClientArrived(NamedTuple):
-    client: int
-    slot: int
+class ClientArrived(Record):
+    __slots__ = ("client", "slot")
+    _fields = ("client", "slot")
+    client: Final[int]
+    slot: Final[int]
+
+    def __init__(self, client: int, slot: int) -> None:
+        self.client = client
+        self.slot = slot
+        self._hash = UNHASHED
+
+    def _key(self) -> Tuple[Any, ...]:
+        return (self.client, self.slot)
 
 
-class ClientDeparted(NamedTuple):
-    client: int
-    phase: str                 # the phase it left in ("failed": it gave up on an error)
-    never_applied: Tuple[int, ...]  # own messages it never applied
+class ClientDeparted(Record):
+    __slots__ = ("client", "phase", "never_applied")
+    _fields = ("client", "phase", "never_applied")
+    client: Final[int]
+    phase: Final[str]  # the phase it left in ("failed": it gave up on an error)
+    never_applied: Final[Tuple[int, ...]]  # own messages it never applied
+
+    def __init__(self, client: int, phase: str, never_applied: Tuple[int, ...]) -> None:
+        self.client = client
+        self.phase = phase
+        self.never_applied = never_applied
+        self._hash = UNHASHED
+
+    def _key(self) -> Tuple[Any, ...]:
+        return (self.client, self.phase, self.never_applied)
 
 
-class ClientFailed(NamedTuple):
-    client: int
-    status: int
-    code: str
+class ClientFailed(Record):
+    __slots__ = ("client", "status", "code")
+    _fields = ("client", "status", "code")
+    client: Final[int]
+    status: Final[int]
+    code: Final[str]
+
+    def __init__(self, client: int, status: int, code: str) -> None:
+        self.client = client
+        self.status = status
+        self.code = code
+        self._hash = UNHASHED
+
+    def _key(self) -> Tuple[Any, ...]:
+        return (self.client, self.status, self.code)
 
 
-class GapAccepted(NamedTuple):
+class GapAccepted(Record):
     """The client was told of a gap (409 replay_gap, or a 200 stream's leading gap event)."""
 
-    client: int
-    resume_from: Optional[WireId]
-    told: Tuple[int, ...]      # own messages the gap covers: lost, with notice
+    __slots__ = ("client", "resume_from", "told")
+    _fields = ("client", "resume_from", "told")
+    client: Final[int]
+    resume_from: Final[Optional[WireId]]
+    told: Final[Tuple[int, ...]]  # own messages the gap covers: lost, with notice
+
+    def __init__(self, client: int, resume_from: Optional[WireId], told: Tuple[int, ...]) -> None:
+        self.client = client
+        self.resume_from = resume_from
+        self.told = told
+        self._hash = UNHASHED
+
+    def _key(self) -> Tuple[Any, ...]:
+        return (self.client, self.resume_from, self.told)
 
 
-class CursorPersisted(NamedTuple):
-    client: int
-    token: Optional[int]
-    wire: Optional[WireId]
+class CursorPersisted(Record):
+    __slots__ = ("client", "token", "wire")
+    _fields = ("client", "token", "wire")
+    client: Final[int]
+    token: Final[Optional[int]]
+    wire: Final[Optional[WireId]]
+
+    def __init__(self, client: int, token: Optional[int], wire: Optional[WireId]) -> None:
+        self.client = client
+        self.token = token
+        self.wire = wire
+        self._hash = UNHASHED
+
+    def _key(self) -> Tuple[Any, ...]:
+        return (self.client, self.token, self.wire)
 
 
-class ClientRestarted(NamedTuple):
-    client: int
-    token: Optional[int]
-    wire: Optional[WireId]
-    stale: bool = False        # the persisted cursor lags the live one it replaces
+class ClientRestarted(Record):
+    __slots__ = ("client", "token", "wire", "stale")
+    _fields = ("client", "token", "wire", "stale")
+    client: Final[int]
+    token: Final[Optional[int]]
+    wire: Final[Optional[WireId]]
+    stale: Final[bool]  # the persisted cursor lags the live one it replaces
+
+    def __init__(self, client: int, token: Optional[int], wire: Optional[WireId],
+                 stale: bool = False) -> None:
+        self.client = client
+        self.token = token
+        self.wire = wire
+        self.stale = stale
+        self._hash = UNHASHED
+
+    def _key(self) -> Tuple[Any, ...]:
+        return (self.client, self.token, self.wire, self.stale)
 
 
-class CursorReplaced(NamedTuple):
-    client: int
-    donor: int
-    wire: WireId
+class CursorReplaced(Record):
+    __slots__ = ("client", "donor", "wire")
+    _fields = ("client", "donor", "wire")
+    client: Final[int]
+    donor: Final[int]
+    wire: Final[WireId]
 
+    def __init__(self, client: int, donor: int, wire: WireId) -> None:
+        self.client = client
+        self.donor = donor
+        self.wire = wire
+        self._hash = UNHASHED
 
-class InstanceChanged(NamedTuple):
-    instance: int
-    what: str               # "drain", "stop", "crash" or "start"
-    incarnation: int
-    lost_sessions: Tuple[int, ...]
-
-
-class SessionEvicted(NamedTuple):
-    token: int
-
-
-class BufferCompacted(NamedTuple):
-    instance: Optional[int]  # None: the shared buffer
-    token: int
-    dropped: WireId
-
-
-class Recreated(NamedTuple):
-    instance: int
-    token: int
-    generation: int
-    work_start: int
+    def _key(self) -> Tuple[Any, ...]:
+        return (self.client, self.donor, self.wire)

@@ -12,7 +12,8 @@ from __future__ import annotations
 from typing import Optional, Tuple
 
 from .config import SystemConfig
-from .state import State, tget, tset
+from .pairs import tget, tset
+from .state import State
 
 
 def _mix(token: int, instance: int) -> int:
@@ -65,7 +66,7 @@ def advance(state: State, config: SystemConfig, token: int, chosen: int, init: b
     """The LB state after routing a request of session `token` (for initialize: the session it
     created) to `chosen`: the round-robin pointer moves, a sticky LB records the affinity."""
     if config.lb == "round_robin" or (config.lb == "sticky" and init):
-        state = state._replace(rr=(chosen + 1) % len(state.instances))
+        state = state.replace(rr=(chosen + 1) % len(state.instances))
     if config.lb == "sticky" and tget(state.affinity, token) != chosen:
-        state = state._replace(affinity=tset(state.affinity, token, chosen))
+        state = state.replace(affinity=tset(state.affinity, token, chosen))
     return state

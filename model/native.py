@@ -26,9 +26,9 @@ DIGEST_FILE = "SOURCES.sha256"
 #: the shared library every compiled module's stub loads (mypyc's group of modules)
 GROUP = "model._native"
 SHARED_LIBRARY = "_native__mypyc"
-#: modules that stay Python: the package's entry, this chooser, and protocol.py (its
-#: `str, Enum` classes are beyond what mypyc compiles)
-NOT_COMPILED = ("__init__.py", "native.py", "protocol.py")
+#: modules that stay Python: the package's entry, this chooser, and codes.py (its `str, Enum`
+#: classes are beyond what mypyc compiles)
+NOT_COMPILED = ("__init__.py", "native.py", "codes.py")
 
 
 def compiled_modules(package_dir: str) -> List[str]:

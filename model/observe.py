@@ -9,8 +9,10 @@ from typing import Optional
 
 from . import event_ids
 from .config import SystemConfig
+from .entries import Buffer, Entry
+from .pairs import tget
 from .protocol import ResumeRequest, WireId
-from .state import Buffer, Entry, State, buffer_key, buffer_of, tget, visible_buffers
+from .state import State, buffer_key, buffer_of, visible_buffers
 from .view import (
     ABOVE_HWM,
     AT_FLOOR,

@@ -6,10 +6,11 @@ exception or a malformed return value into a `GateError` that names the gate.
 """
 from __future__ import annotations
 
-from typing import Any, Callable, Dict, NamedTuple, Optional, Union
+from typing import Any, Callable, Dict, Final, Optional, Tuple, Union
 
 from .errors import GateError
 from .protocol import Code, Decision, Effect, ResumeRequest, admit, check_decision, reject
+from .record import UNHASHED, Record
 from .view import (
     ABOVE_HWM,
     AT_FLOOR,
@@ -194,11 +195,21 @@ IMPLEMENTATIONS: Dict[str, GateFunction] = {
 NAMED_GATES: Dict[str, GateFunction] = {**POLICIES, **IMPLEMENTATIONS}
 
 
-class Gate(NamedTuple):
+class Gate(Record):
     """A named gate: one of POLICIES or a user's callable."""
 
-    name: str
-    function: GateFunction
+    __slots__ = ("name", "function")
+    _fields = ("name", "function")
+    name: Final[str]
+    function: Final[GateFunction]
+
+    def __init__(self, name: str, function: GateFunction) -> None:
+        self.name = name
+        self.function = function
+        self._hash = UNHASHED
+
+    def _key(self) -> Tuple[Any, ...]:
+        return (self.name, self.function)
 
 
 def unknown_policy(name: str) -> Optional[str]:

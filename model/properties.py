@@ -24,7 +24,7 @@ re-initialized and re-issued its unfinished call, whose progress it had already 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Callable, Dict, List, NamedTuple, Optional, Tuple
+from typing import Any, Callable, Dict, Final, List, Optional, Tuple
 
 from .config import SystemConfig
 from .history import (
@@ -40,6 +40,7 @@ from .history import (
     InstanceChanged,
     StreamStalled,
 )
+from .record import UNHASHED, Record
 from .resume import owes
 from .view import BELOW_FLOOR, NO_CURSOR
 
@@ -51,21 +52,44 @@ CLIENT_CAUSES = ("stale_cursor",)
 RECOVERY_CAUSES = ("reissued_after_refusal",)
 
 
-class Hit(NamedTuple):
+class Hit(Record):
     """What a check saw in one event: how many, why (the cause) and a line for narratives."""
 
-    count: int  # type: ignore[assignment]   # (a field, not tuple.count)
-    cause: str
-    detail: str
+    __slots__ = ("count", "cause", "detail")
+    _fields = ("count", "cause", "detail")
+    count: Final[int]
+    cause: Final[str]
+    detail: Final[str]
+
+    def __init__(self, count: int, cause: str, detail: str) -> None:
+        self.count = count
+        self.cause = cause
+        self.detail = detail
+        self._hash = UNHASHED
+
+    def _key(self) -> Tuple[Any, ...]:
+        return (self.count, self.cause, self.detail)
 
 
-class Finding(NamedTuple):
+class Finding(Record):
     """What one event counted for one property (`name` "note" for remarks that count nothing)."""
 
-    name: str
-    count: int  # type: ignore[assignment]   # (a field, not tuple.count)
-    detail: str
-    cause: str = ""
+    __slots__ = ("name", "count", "detail", "cause")
+    _fields = ("name", "count", "detail", "cause")
+    name: Final[str]
+    count: Final[int]
+    detail: Final[str]
+    cause: Final[str]
+
+    def __init__(self, name: str, count: int, detail: str, cause: str = "") -> None:
+        self.name = name
+        self.count = count
+        self.detail = detail
+        self.cause = cause
+        self._hash = UNHASHED
+
+    def _key(self) -> Tuple[Any, ...]:
+        return (self.name, self.count, self.detail, self.cause)
 
 
 def _always(config: SystemConfig) -> bool:

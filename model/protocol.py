@@ -10,47 +10,15 @@ Wire event ids are plain hashable values whose shape depends on the event-id sch
 """
 from __future__ import annotations
 
-from enum import Enum
-from typing import NamedTuple, Optional, Tuple, Union
+from typing import Any, Final, Optional, Tuple, Union
+
+from .codes import Code, Effect
+from .record import UNHASHED, Record
 
 #: an event id on the wire: a counter value, (session, generation, seq) when tagged, or
 #: ("uuid", serial) for an opaque unique id (model.event_ids issues them), or a real server's
 #: string id (the guard in front of an MCP SDK server decides on those)
 WireId = Union[int, str, Tuple[Union[int, str], ...]]
-
-
-class Code(str, Enum):
-    """Structured error codes carried in a decision's body."""
-
-    OK = "ok"
-    SESSION_NOT_FOUND = "session_not_found"          # liveness failed -> 404, re-initialize
-    CURSOR_SESSION_MISMATCH = "cursor_session_mismatch"  # provenance failed -> 400, client bug
-    CURSOR_UNVERIFIABLE = "cursor_unverifiable"      # provenance cannot be established -> 409
-    GENERATION_MISMATCH = "generation_mismatch"      # session recreated since E -> 409
-    REPLAY_GAP = "replay_gap"                        # E below the replay floor -> 409 + earliest
-    CURSOR_AHEAD = "cursor_ahead"                    # E above the high-water mark -> 409
-
-    def __str__(self) -> str:  # pragma: no cover - cosmetic
-        return self.value
-
-
-class Effect(str, Enum):
-    """What an admitted (200) stream does; `REJECTED` for any non-200 answer."""
-
-    REPLAY = "replay"            # replay (E, hwm] of S's stream, then live
-    EMPTY = "empty"              # nothing to replay; wait for live events
-    EMPTY_CLOSE = "empty_close"  # 200, no events, then the server closes (MCP Python SDK)
-    FROM_HEAD = "from_head"      # replay the whole retained buffer, ignoring E
-    CLAMPED = "clamped"          # E treated as the high-water mark: nothing replayed, then live
-    GAP = "gap"                  # leading gap event naming the floor, then replay from the floor
-    FOREIGN = "foreign"          # replay after E in the stream of another session
-    DETACHED = "detached"        # 200, nothing replayed, held open on no stream of S: nothing
-    #                              ever arrives (the TypeScript SDK, for a cursor its example
-    #                              store does not know)
-    REJECTED = "rejected"
-
-    def __str__(self) -> str:  # pragma: no cover - cosmetic
-        return self.value
 
 
 #: The HTTP status each code is answered with unless a gate says otherwise.
@@ -65,21 +33,45 @@ DEFAULT_STATUS = {
 }
 
 
-class ResumeRequest(NamedTuple):
+class ResumeRequest(Record):
     """A resumption request as it arrives at an instance: only what is on the wire."""
 
-    session: int               # Mcp-Session-Id (tokens are ints in the model)
-    last_event_id: Optional[WireId]  # Last-Event-ID, or None for a GET without a cursor
+    __slots__ = ("session", "last_event_id")
+    _fields = ("session", "last_event_id")
+    session: Final[int]  # Mcp-Session-Id (tokens are ints in the model)
+    last_event_id: Final[Optional[WireId]]  # Last-Event-ID, or None for a GET without a cursor
+
+    def __init__(self, session: int, last_event_id: Optional[WireId]) -> None:
+        self.session = session
+        self.last_event_id = last_event_id
+        self._hash = UNHASHED
+
+    def _key(self) -> Tuple[Any, ...]:
+        return (self.session, self.last_event_id)
 
 
-class Decision(NamedTuple):
+class Decision(Record):
     """A gate's answer. Invariant: status 200 iff code is OK iff effect is not REJECTED."""
 
-    status: int
-    code: Code
-    effect: Effect
-    resume_from: Optional[WireId] = None  # for REPLAY_GAP: the earliest cursor to resume after
-    reason: str = ""
+    __slots__ = ("status", "code", "effect", "resume_from", "reason")
+    _fields = ("status", "code", "effect", "resume_from", "reason")
+    status: Final[int]
+    code: Final[Code]
+    effect: Final[Effect]
+    resume_from: Final[Optional[WireId]]  # for REPLAY_GAP: the earliest cursor to resume after
+    reason: Final[str]
+
+    def __init__(self, status: int, code: Code, effect: Effect,
+                 resume_from: Optional[WireId] = None, reason: str = "") -> None:
+        self.status = status
+        self.code = code
+        self.effect = effect
+        self.resume_from = resume_from
+        self.reason = reason
+        self._hash = UNHASHED
+
+    def _key(self) -> Tuple[Any, ...]:
+        return (self.status, self.code, self.effect, self.resume_from, self.reason)
 
     @property
     def admitted(self) -> bool:

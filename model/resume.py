@@ -11,7 +11,9 @@ from typing import List, Optional, Tuple
 
 from .actions import emit_possible, work_start
 from .buffers import PRIMING, record_event
+from .codes import VALUES
 from .config import SystemConfig
+from .entries import Buffer, Cursor, Item
 from .event_ids import order_key
 from .history import (
     ClientFailed,
@@ -24,29 +26,24 @@ from .history import (
 )
 from .lb import advance
 from .observe import build_view, lookup
+from .pairs import tget, tset
 from .policies import Gate, decide
 from .protocol import Code, Decision, Effect, ResumeRequest
+from .servers import LiveSession, SessionRecord
 from .state import (
     DETACHED_STREAM,
-    Buffer,
     Client,
-    Cursor,
-    Item,
-    LiveSession,
-    SessionRecord,
     State,
     Stream,
-    Via,
     buffer_key,
     buffer_of,
     holder,
     owner_of,
     replace_at,
     set_orphan,
-    tget,
-    tset,
     visible_buffers,
 )
+from .vocabulary import Via
 
 
 def _ensure_buffer(state: State, config: SystemConfig, instance: int, token: int) -> State:
@@ -54,39 +51,39 @@ def _ensure_buffer(state: State, config: SystemConfig, instance: int, token: int
     if buffer_of(state, config, instance, token) is not None:
         return state
     if config.buffer == "shared":
-        return state._replace(buffers=tset(state.buffers, buffer_key(config, token), Buffer()))
+        return state.replace(buffers=tset(state.buffers, buffer_key(config, token), Buffer()))
     inst = state.instances[instance]
-    inst = inst._replace(buffers=tset(inst.buffers, buffer_key(config, token), Buffer()))
-    return state._replace(instances=replace_at(state.instances, instance, inst))
+    inst = inst.replace(buffers=tset(inst.buffers, buffer_key(config, token), Buffer()))
+    return state.replace(instances=replace_at(state.instances, instance, inst))
 
 
 def _install(state: State, instance: int, token: int, live: LiveSession) -> State:
     inst = state.instances[instance]
-    inst = inst._replace(sessions=tset(inst.sessions, token, live))
-    return state._replace(instances=replace_at(state.instances, instance, inst))
+    inst = inst.replace(sessions=tset(inst.sessions, token, live))
+    return state.replace(instances=replace_at(state.instances, instance, inst))
 
 
 def initialize(state: State, config: SystemConfig, c: int, instance: int) -> Tuple[State, list]:
     """A new session on `instance` running the client's unfinished calls; its stream opens."""
     client = state.clients[c]
     token, start = state.next_token, work_start(config, client)
-    state = advance(state, config, token, instance, True)._replace(
+    state = advance(state, config, token, instance, True).replace(
         next_token=token + 1, owners=tset(state.owners, token, client.ident))
     if config.store == "shared":
         record = SessionRecord(client.ident, start, 1)
-        state = state._replace(registry=tset(state.registry, token, record))
+        state = state.replace(registry=tset(state.registry, token, record))
     live = LiveSession(client.ident, start, 1, start, 0)
     state = _ensure_buffer(_install(state, instance, token, live), config, instance, token)
     cursor, priming = None, None
     if config.priming:  # SEP-1699: an id with no data, so the client holds a cursor at once
         state, entry, _ = record_event(state, config, instance, token, live, PRIMING)
         cursor, priming = Cursor(entry.wire, entry.truth), entry.wire
-    client = client._replace(
+    client = client.replace(
         phase="open", token=token, cursor=cursor, persisted=(token, cursor),
         stream=Stream(instance, token, "init", None, 1, False), inflight=(),
         seen=frozenset({priming}) if priming is not None and config.client_dedupe else frozenset(),
         inits=client.inits + 1)
-    state = state._replace(clients=replace_at(state.clients, c, client))
+    state = state.replace(clients=replace_at(state.clients, c, client))
     return state, [Initialized(client.ident, instance, token, start, client.inits > 1, priming)]
 
 
@@ -115,8 +112,8 @@ def _recreate(state: State, config: SystemConfig, instance: int, token: int) -> 
     """Load a session the instance does not hold: a new generation whose work restarts."""
     record = tget(state.registry, token)
     generation = record.generation + 1
-    state = state._replace(registry=tset(state.registry, token,
-                                         record._replace(generation=generation)))
+    state = state.replace(registry=tset(state.registry, token,
+                                         record.replace(generation=generation)))
     state = _install(state, instance, token, LiveSession(record.client, record.work_start,
                                                          generation, record.work_start, 0))
     return _ensure_buffer(state, config, instance, token), generation
@@ -176,7 +173,7 @@ def tell_gap(state: State, client: Client, resume_from,
         told = tuple(m for m in range(floor.truth.msg + 1)
                      if m not in done and m not in client.missed)
     accepted = GapAccepted(client.ident, resume_from, told)
-    return client._replace(missed=client.missed | set(told)), accepted
+    return client.replace(missed=client.missed | set(told)), accepted
 
 
 def _live_anywhere(state: State, config: SystemConfig, token: int) -> bool:
@@ -214,14 +211,14 @@ def _admit(state: State, config: SystemConfig, c: int, instance: int,
         # goes on into the store, and a later resumption replays what it emitted.
         if decision.effect is Effect.EMPTY_CLOSE and not items and owes(config, client):
             after.append(StreamStalled(client.ident, instance, token, "empty_close"))
-        return client._replace(phase="idle", stream=None, inflight=()), (), after
+        return client.replace(phase="idle", stream=None, inflight=()), (), after
     truth = cursor.truth if cursor is not None else None
-    admission = NO_CURSOR_ADMISSION if cursor is None else decision.effect.value
+    admission = NO_CURSOR_ADMISSION if cursor is None else VALUES[decision.effect]
     attached = DETACHED_STREAM if decision.effect is Effect.DETACHED or replay_only else token
     stream = Stream(instance, attached, "resume", truth.generation if truth else None,
                     view.generation, _foreign(state, config, instance, cursor, token), 0,
                     admission, False, replay_only)
-    return client._replace(phase="open", stream=stream, inflight=items), items, after
+    return client.replace(phase="open", stream=stream, inflight=items), items, after
 
 
 def _foreign(state: State, config: SystemConfig, instance: int, cursor, token: int) -> bool:
@@ -247,7 +244,7 @@ def _prime_resumed(state: State, config: SystemConfig, instance: int, token: int
     if live is None or client.phase != "open":
         return state, client
     state, entry, _ = record_event(state, config, instance, token, live, PRIMING)
-    return state, client._replace(inflight=client.inflight + (Item(entry.wire, entry.truth,
+    return state, client.replace(inflight=client.inflight + (Item(entry.wire, entry.truth,
                                                                    "replay"),))
 
 
@@ -291,14 +288,14 @@ def reconnect(state: State, config: SystemConfig, gate: Gate, c: int,
         presented.truth.token != token
     events.append(Decided(
         client=client.ident, instance=instance, token=token, cursor=request.last_event_id,
-        gate=gate.name, status=decision.status, code=decision.code.value,
-        effect=decision.effect.value, resume_from=decision.resume_from,
+        gate=gate.name, status=decision.status, code=VALUES[decision.code],
+        effect=VALUES[decision.effect], resume_from=decision.resume_from,
         registry_has_session=view.registry_has_session, held_locally=view.held_locally,
         live_elsewhere=live_elsewhere, recreated=recreated, replayed=len(items),
         reason=decision.reason, position=view.cursor.position, cursor_foreign=foreign,
         recreates=view.recreates))
     events.extend(after)
-    return state._replace(clients=replace_at(state.clients, c, client)), events
+    return state.replace(clients=replace_at(state.clients, c, client)), events
 
 
 def _react(state: State, config: SystemConfig, c: int, instance: int,
@@ -318,11 +315,11 @@ def _react(state: State, config: SystemConfig, c: int, instance: int,
             and buffer.floor.wire == resume else None
         client, event = tell_gap(state, client, resume, floor)
         cursor = Cursor(resume, floor.truth if floor is not None else None)
-        return client._replace(phase="idle", cursor=cursor), [event]
+        return client.replace(phase="idle", cursor=cursor), [event]
     reaction = config.on_404 if decision.status == 404 else \
         config.on_409 if decision.status == 409 else "fail"
     if reaction == "reinit":
-        return client._replace(phase="needs_init", token=None, cursor=None, stream=None,
+        return client.replace(phase="needs_init", token=None, cursor=None, stream=None,
                                inflight=(), seen=frozenset()), []
-    return client._replace(phase="failed", stream=None, inflight=()), \
-        [ClientFailed(client.ident, decision.status, decision.code.value)]
+    return client.replace(phase="failed", stream=None, inflight=()), \
+        [ClientFailed(client.ident, decision.status, VALUES[decision.code])]

@@ -1,185 +1,227 @@
 """The system state as one immutable, canonical value.
 
-Everything is a NamedTuple of tuples, ints, strings and frozensets: equal states are equal values
-and hash equal, copying is sharing, and updates build new tuples. Mappings are stored as tuples of
-(key, value) pairs sorted by key (`tget` / `tset` / `tdel` keep them sorted), so two states that
-mean the same thing are the same value.
+Every part is a record (`model.record`: immutable, compared and hashed by value) of tuples, ints,
+strings, frozensets and other records: equal states are equal values and hash equal, copying is
+sharing, and updates build new records (`replace`). Mappings are stored as tuples of
+(key, value) pairs sorted by key (`model.pairs`), so two states that mean the same thing are the
+same value. The clients and the whole state are here; the server side's records are in
+`model.servers`, what an event leaves behind in `model.entries`.
 """
 from __future__ import annotations
 
-from bisect import bisect_left
-from typing import Any, FrozenSet, Literal, NamedTuple, Optional, Tuple, get_args
+from typing import Any, Final, FrozenSet, Optional, Tuple
 
 from .config import SystemConfig
+from .entries import Buffer, Cursor, Item
+from .pairs import Pairs, tget, tset
 from .protocol import WireId
-
-Pairs = Tuple[Tuple[Any, Any], ...]
-
-# The model's closed vocabularies. Literal types, not Enum classes: mypy checks every value the
-# model assigns or compares against them (the compile step runs it with --strict-equality), and
-# a value stays a plain string, so states hash, compare and serialize as before and the compiled
-# model pays nothing for the names.
-#: a client's phase: before its first initialize; owed a (re-)initialize; holding a session
-#: without a stream; with an open stream; given up (an SDK client raising); left (open systems)
-Phase = Literal["new", "needs_init", "idle", "open", "failed", "gone"]
-#: an instance's status: serving; draining before a rolling-restart stop; stopped or crashed
-Status = Literal["up", "draining", "down"]
-#: how a stream was opened: by an initialize request, or by a resumption (GET)
-StreamKind = Literal["init", "resume"]
-#: how an event reached a client: emitted live, replayed from its session's buffer, replayed
-#: from the head of the buffer, replayed from a stream sessions share (`request_id` keying) or
-#: from another session's stream
-Via = Literal["live", "replay", "head", "shared", "foreign"]
-PHASES: Tuple[str, ...] = get_args(Phase)
-STATUSES: Tuple[str, ...] = get_args(Status)
-STREAM_KINDS: Tuple[str, ...] = get_args(StreamKind)
-VIAS: Tuple[str, ...] = get_args(Via)
+from .record import KEEP, UNHASHED, Record
+from .servers import Instance
+from .vocabulary import Phase, StreamKind
 
 
-def tget(pairs: Pairs, key: Any, default: Any = None) -> Any:
-    """Value for `key` in a sorted pair tuple, or `default` (binary search)."""
-    i = bisect_left(pairs, (key,))
-    if i < len(pairs) and pairs[i][0] == key:
-        return pairs[i][1]
-    return default
-
-
-def tset(pairs: Pairs, key: Any, value: Any) -> Pairs:
-    """A copy of `pairs` with `key` bound to `value`, still sorted by key."""
-    i = bisect_left(pairs, (key,))
-    if i < len(pairs) and pairs[i][0] == key:
-        return pairs[:i] + ((key, value),) + pairs[i + 1:]
-    return pairs[:i] + ((key, value),) + pairs[i:]
-
-
-def tdel(pairs: Pairs, key: Any) -> Pairs:
-    """A copy of `pairs` without `key`."""
-    i = bisect_left(pairs, (key,))
-    if i < len(pairs) and pairs[i][0] == key:
-        return pairs[:i] + pairs[i + 1:]
-    return pairs
-
-
-class Truth(NamedTuple):
-    """Ground-truth identity of an emitted event; the wire does not carry it. Whose work the
-    message is follows from its session (`owner_of(state, token)`)."""
-
-    msg: int         # index of the message in its session owner's work
-    token: int       # session it was emitted on
-    generation: int  # generation of that session's state at emission
-    serial: int      # unique over the run, in emission order
-
-
-class Entry(NamedTuple):
-    """One retained event in a replay buffer."""
-
-    wire: WireId
-    truth: Truth
-
-
-class Buffer(NamedTuple):
-    """A session's replay buffer. Invariant: `floor` is the most recently dropped entry, so a
-    cursor equal to `floor.wire` replays every retained entry; None if nothing was dropped."""
-
-    entries: Tuple[Entry, ...] = ()
-    floor: Optional[Entry] = None
-
-
-class SessionRecord(NamedTuple):
-    """A session in the shared registry (store = "shared")."""
-
-    client: int
-    work_start: int
-    generation: int
-
-
-class LiveSession(NamedTuple):
-    """A session's live state inside one process: its generation, the next message of its work to
-    emit, and its per-session event counter. With store = "local" this is also the registry."""
-
-    client: int
-    work_start: int
-    generation: int
-    next_msg: int
-    seq: int
-    orphan: str = ""         # the process still writes this session's stream into a connection
-    #                          whose client is gone (half-open): "call" (the call's own stream,
-    #                          which ends with the call's result) or "resumed" (a resumed
-    #                          stream, which ends only with its connection); "" none
-
-
-class Instance(NamedTuple):
-    status: Status
-    incarnation: int             # bumped by every start
-    sessions: Pairs = ()         # token -> LiveSession
-    buffers: Pairs = ()          # token -> Buffer (buffer = "local")
-    counter: int = 0             # process-wide event counter (event_ids = "global", local buffers)
-
-
-class Stream(NamedTuple):
+class Stream(Record):
     """An open SSE stream of a client, as admitted."""
 
-    instance: int
-    token: int
-    kind: StreamKind
-    client_gen: Optional[int]    # generation of the last event the client got on this session
-    serving_gen: Optional[int]   # generation the instance serves the session at
-    cursor_foreign: bool         # ground truth: the presented cursor came from another session
+    __slots__ = ("instance", "token", "kind", "client_gen", "serving_gen", "cursor_foreign",
+                 "frames", "admission", "stalled", "ends_when_drained", "_anon")
+    _fields = ("instance", "token", "kind", "client_gen", "serving_gen", "cursor_foreign",
+               "frames", "admission", "stalled", "ends_when_drained")
+    instance: Final[int]
+    token: Final[int]
+    kind: Final[StreamKind]
+    client_gen: Final[Optional[int]]   # generation of the last event the client got on this
+    #                                    session
+    serving_gen: Final[Optional[int]]  # generation the instance serves the session at
+    cursor_foreign: Final[bool]  # ground truth: the presented cursor came from another session
     #                              and names no event of S's own stream (an id that is
     #                              byte-identical to one S issued is, to any server, S's own)
-    frames: int = 0              # data frames delivered on this stream
-    admission: str = "init"      # how it was opened: "init", "no_cursor" (a GET without
+    frames: Final[int]           # data frames delivered on this stream
+    admission: Final[str]        # how it was opened: "init", "no_cursor" (a GET without
     #                              Last-Event-ID) or the admitting decision's effect
-    stalled: bool = False        # it has been found dead (nothing can ever arrive on it while
+    stalled: Final[bool]         # it has been found dead (nothing can ever arrive on it while
     #                              the client is owed messages); deadness is stable while open
-    ends_when_drained: bool = False  # the server closes it once its replay is delivered (it
+    ends_when_drained: Final[bool]  # the server closes it once its replay is delivered (it
     #                              carries no live events: another connection holds the stream)
+    _anon: int
+
+    def __init__(self, instance: int, token: int, kind: StreamKind, client_gen: Optional[int],
+                 serving_gen: Optional[int], cursor_foreign: bool, frames: int = 0,
+                 admission: str = "init", stalled: bool = False,
+                 ends_when_drained: bool = False) -> None:
+        self.instance = instance
+        self.token = token
+        self.kind = kind
+        self.client_gen = client_gen
+        self.serving_gen = serving_gen
+        self.cursor_foreign = cursor_foreign
+        self.frames = frames
+        self.admission = admission
+        self.stalled = stalled
+        self.ends_when_drained = ends_when_drained
+        self._hash = self._anon = UNHASHED
+
+    def _key(self) -> Tuple[Any, ...]:
+        return (self.instance, self.token, self.kind, self.client_gen, self.serving_gen,
+                self.cursor_foreign, self.frames, self.admission, self.stalled,
+                self.ends_when_drained)
+
+    def replace(self, instance: Any = KEEP, frames: Any = KEEP, stalled: Any = KEEP) -> Stream:
+        """A copy with its instance, frame count or stall flag changed (the fields that change
+        while a stream is open; renaming changes the instance)."""
+        return Stream(self.instance if instance is KEEP else instance, self.token, self.kind,
+                      self.client_gen, self.serving_gen, self.cursor_foreign,
+                      self.frames if frames is KEEP else frames, self.admission,
+                      self.stalled if stalled is KEEP else stalled, self.ends_when_drained)
+
+    def anon_hash(self) -> int:
+        """The hash without the instance it names (symmetry reduction)."""
+        h = self._anon
+        if h == UNHASHED:
+            h = self._anon = hash((self.token, self.kind, self.client_gen, self.serving_gen,
+                                   self.cursor_foreign, self.frames, self.admission,
+                                   self.stalled, self.ends_when_drained))
+        return h
 
 
-class Item(NamedTuple):
-    """An event in flight to a client on its open stream."""
+class Client(Record):
+    __slots__ = ("phase", "token", "cursor", "persisted", "stream", "inflight", "applied",
+                 "missed", "seen", "inits", "executed", "ident", "_anon")
+    _fields = ("phase", "token", "cursor", "persisted", "stream", "inflight", "applied",
+               "missed", "seen", "inits", "executed", "ident")
+    phase: Final[Phase]
+    token: Final[Optional[int]]
+    cursor: Final[Optional[Cursor]]
+    persisted: Final[Optional[Tuple[Optional[int], Optional[Cursor]]]]
+    stream: Final[Optional[Stream]]
+    inflight: Final[Tuple[Item, ...]]
+    applied: Final[Pairs]                    # own message -> (token, generation) first applied
+    missed: Final[FrozenSet[int]]    # own messages known lost: told by a gap, or reported as a
+    #                                  silent loss (each counted once)
+    seen: Final[FrozenSet[WireId]]   # durable log of ids applied on the current session (kept
+    #                                  only with client_dedupe)
+    inits: Final[int]
+    executed: Final[Pairs]           # ground truth: own call result -> (token, generation) of
+    #                                  the servers' first execution
+    ident: Final[int]                # unique over the run (slots of departed clients are
+    #                                  reused); ground truth names clients by it
+    _anon: int
 
-    wire: WireId
-    truth: Truth
-    via: Via
+    def __init__(self, phase: Phase, token: Optional[int] = None,
+                 cursor: Optional[Cursor] = None,
+                 persisted: Optional[Tuple[Optional[int], Optional[Cursor]]] = None,
+                 stream: Optional[Stream] = None, inflight: Tuple[Item, ...] = (),
+                 applied: Pairs = (), missed: FrozenSet[int] = frozenset(),
+                 seen: FrozenSet[WireId] = frozenset(), inits: int = 0, executed: Pairs = (),
+                 ident: int = 0) -> None:
+        self.phase = phase
+        self.token = token
+        self.cursor = cursor
+        self.persisted = persisted
+        self.stream = stream
+        self.inflight = inflight
+        self.applied = applied
+        self.missed = missed
+        self.seen = seen
+        self.inits = inits
+        self.executed = executed
+        self.ident = ident
+        self._hash = self._anon = UNHASHED
+
+    def _key(self) -> Tuple[Any, ...]:
+        return (self.phase, self.token, self.cursor, self.persisted, self.stream, self.inflight,
+                self.applied, self.missed, self.seen, self.inits, self.executed, self.ident)
+
+    def replace(self, phase: Any = KEEP, token: Any = KEEP, cursor: Any = KEEP,
+                persisted: Any = KEEP, stream: Any = KEEP, inflight: Any = KEEP,
+                applied: Any = KEEP, missed: Any = KEEP, seen: Any = KEEP, inits: Any = KEEP,
+                executed: Any = KEEP, ident: Any = KEEP) -> Client:
+        return Client(self.phase if phase is KEEP else phase,
+                      self.token if token is KEEP else token,
+                      self.cursor if cursor is KEEP else cursor,
+                      self.persisted if persisted is KEEP else persisted,
+                      self.stream if stream is KEEP else stream,
+                      self.inflight if inflight is KEEP else inflight,
+                      self.applied if applied is KEEP else applied,
+                      self.missed if missed is KEEP else missed,
+                      self.seen if seen is KEEP else seen,
+                      self.inits if inits is KEEP else inits,
+                      self.executed if executed is KEEP else executed,
+                      self.ident if ident is KEEP else ident)
+
+    def anon_hash(self) -> int:
+        """The hash without the names it holds: its identity and its stream's instance
+        (symmetry reduction)."""
+        h = self._anon
+        if h == UNHASHED:
+            stream = self.stream
+            h = self._anon = hash((self.phase, self.token, self.cursor, self.persisted,
+                                   None if stream is None else stream.anon_hash(),
+                                   self.inflight, self.applied, self.missed, self.seen,
+                                   self.inits, self.executed))
+        return h
 
 
-class Cursor(NamedTuple):
-    wire: WireId
-    truth: Optional[Truth]
+class State(Record):
+    __slots__ = ("clients", "instances", "registry", "buffers", "counter", "serial",
+                 "next_token", "rr", "affinity", "next_ident", "owners")
+    _fields = ("clients", "instances", "registry", "buffers", "counter", "serial",
+               "next_token", "rr", "affinity", "next_ident", "owners")
+    clients: Final[Tuple[Client, ...]]
+    instances: Final[Tuple[Instance, ...]]
+    registry: Final[Pairs]       # token -> SessionRecord (store = "shared")
+    buffers: Final[Pairs]        # token -> Buffer (buffer = "shared")
+    counter: Final[int]          # shared event counter (event_ids = "global", shared buffers)
+    serial: Final[int]           # ground-truth emission serial
+    next_token: Final[int]
+    rr: Final[int]               # round-robin pointer of the load balancer
+    affinity: Final[Pairs]       # token -> instance, learned by a sticky LB
+    next_ident: Final[int]       # identity of the next client to arrive
+    owners: Final[Pairs]         # token -> ident of the client that initialized it (ground
+    #                              truth)
 
+    def __init__(self, clients: Tuple[Client, ...], instances: Tuple[Instance, ...],
+                 registry: Pairs = (), buffers: Pairs = (), counter: int = 0, serial: int = 0,
+                 next_token: int = 1, rr: int = 0, affinity: Pairs = (), next_ident: int = 0,
+                 owners: Pairs = ()) -> None:
+        self.clients = clients
+        self.instances = instances
+        self.registry = registry
+        self.buffers = buffers
+        self.counter = counter
+        self.serial = serial
+        self.next_token = next_token
+        self.rr = rr
+        self.affinity = affinity
+        self.next_ident = next_ident
+        self.owners = owners
+        self._hash = UNHASHED
 
-class Client(NamedTuple):
-    phase: Phase
-    token: Optional[int] = None
-    cursor: Optional[Cursor] = None
-    persisted: Optional[Tuple[Optional[int], Optional[Cursor]]] = None
-    stream: Optional[Stream] = None
-    inflight: Tuple[Item, ...] = ()
-    applied: Pairs = ()                      # own message -> (token, generation) first applied
-    missed: FrozenSet[int] = frozenset()    # own messages known lost: told by a gap, or
-    #                                          reported as a silent loss (each counted once)
-    seen: FrozenSet[WireId] = frozenset()    # durable log of ids applied on the current
-    #                                          session (kept only with client_dedupe)
-    inits: int = 0
-    executed: Pairs = ()                     # ground truth: own call result -> (token,
-    #                                          generation) of the servers' first execution
-    ident: int = 0                           # unique over the run (slots of departed clients
-    #                                          are reused); ground truth names clients by it
+    def _key(self) -> Tuple[Any, ...]:
+        return (self.clients, self.instances, self.registry, self.buffers, self.counter,
+                self.serial, self.next_token, self.rr, self.affinity, self.next_ident,
+                self.owners)
 
+    def replace(self, clients: Any = KEEP, instances: Any = KEEP, registry: Any = KEEP,
+                buffers: Any = KEEP, counter: Any = KEEP, serial: Any = KEEP,
+                next_token: Any = KEEP, rr: Any = KEEP, affinity: Any = KEEP,
+                next_ident: Any = KEEP, owners: Any = KEEP) -> State:
+        return State(self.clients if clients is KEEP else clients,
+                     self.instances if instances is KEEP else instances,
+                     self.registry if registry is KEEP else registry,
+                     self.buffers if buffers is KEEP else buffers,
+                     self.counter if counter is KEEP else counter,
+                     self.serial if serial is KEEP else serial,
+                     self.next_token if next_token is KEEP else next_token,
+                     self.rr if rr is KEEP else rr,
+                     self.affinity if affinity is KEEP else affinity,
+                     self.next_ident if next_ident is KEEP else next_ident,
+                     self.owners if owners is KEEP else owners)
 
-class State(NamedTuple):
-    clients: Tuple[Client, ...]
-    instances: Tuple[Instance, ...]
-    registry: Pairs = ()         # token -> SessionRecord (store = "shared")
-    buffers: Pairs = ()          # token -> Buffer (buffer = "shared")
-    counter: int = 0             # shared event counter (event_ids = "global", shared buffers)
-    serial: int = 0              # ground-truth emission serial
-    next_token: int = 1
-    rr: int = 0                  # round-robin pointer of the load balancer
-    affinity: Pairs = ()         # token -> instance, learned by a sticky LB
-    next_ident: int = 0          # identity of the next client to arrive
-    owners: Pairs = ()           # token -> ident of the client that initialized it (ground truth)
+    def plain_hash(self) -> int:
+        """The hash of the fields that name no client or instance (symmetry reduction)."""
+        return hash((self.buffers, self.counter, self.serial, self.next_token, self.rr,
+                     self.next_ident))
 
 
 def initial_state(config: SystemConfig) -> State:
@@ -238,8 +280,8 @@ def set_orphan(state: State, instance: int, token: int, orphan: str) -> State:
     inst = state.instances[instance]
     live = tget(inst.sessions, token)
     assert live is not None
-    inst = inst._replace(sessions=tset(inst.sessions, token, live._replace(orphan=orphan)))
-    return state._replace(instances=replace_at(state.instances, instance, inst))
+    inst = inst.replace(sessions=tset(inst.sessions, token, live.replace(orphan=orphan)))
+    return state.replace(instances=replace_at(state.instances, instance, inst))
 
 
 def buffer_key(config: SystemConfig, token: int) -> int:

@@ -10,49 +10,34 @@ vanishingly unlikely at these scopes.
 The hash of a renamed state is computed without building it (`Parts`): each client, each
 instance and the rest of the state is hashed once with the names it refers to taken out, and a
 renaming only re-combines those hashes with the renamed references. A successor shares every
-client and instance its action did not touch with its parent (the model's states are
-immutable tuples), so those hashes are reused by identity and only the changed component is
-hashed again. `rename` builds a renamed state in full: the definition the fast path must agree
-with (tests compare the two partitions of reachable states).
+client and instance its action did not touch with its parent (the model's states are immutable
+records), and each record keeps its hash once computed (`anon_hash`), so only the records an
+action built are hashed again. `rename` builds a renamed state in full: the definition the
+fast path must agree with (tests compare the two partitions of reachable states).
 """
 from __future__ import annotations
 
 from itertools import permutations
-from operator import itemgetter
-from typing import List, NamedTuple, Optional, Sequence, Tuple
+from typing import Any, Final, List, Optional, Sequence, Tuple
 
 from .config import SystemConfig
-from .state import Client, Instance, LiveSession, SessionRecord, State, Stream
+from .record import UNHASHED, Record
+from .servers import Instance, SessionRecord
+from .state import Client, State
 
 SYMMETRIC_LBS = ("random", "least_connections")
 
 
-# Renaming builds tuples directly (tuple.__new__) rather than through NamedTuple._replace; the
-# field positions it relies on are checked by _FIELDS_AT below when the module loads.
-_new = tuple.__new__
-_FIELDS_AT: List[Tuple[Tuple[str, ...], str, int]] = [
-    (Client._fields, "ident", -1), (Client._fields, "stream", 4), (Stream._fields, "instance", 0),
-    (LiveSession._fields, "client", 0), (SessionRecord._fields, "client", 0),
-    (Instance._fields, "sessions", 2)]
-for _names, _name, _index in _FIELDS_AT:
-    assert _names[_index] == _name, (_names, _name)
-#: the State fields that name clients or instances; every other field is renamed by nothing
-_NAMING_FIELDS = ("clients", "instances", "registry", "owners", "affinity")
-_PLAIN_FIELDS = tuple(i for i, name in enumerate(State._fields) if name not in _NAMING_FIELDS)
-assert set(_NAMING_FIELDS) <= set(State._fields)
-_REGISTRY, _OWNERS, _AFFINITY = (State._fields.index(n) for n in _NAMING_FIELDS[2:])
-
-
-def _client(c: Client, cmap, imap) -> Client:
-    stream = c[4]  # Client.stream
+def _client(c: Client, cmap: Sequence[int], imap: Sequence[int]) -> Client:
+    stream = c.stream
     if stream is not None:
-        stream = _new(Stream, (imap[stream[0]],) + stream[1:])
-    return _new(Client, c[:4] + (stream,) + c[5:-1] + (cmap[c[-1]],))
+        stream = stream.replace(instance=imap[stream.instance])
+    return c.replace(stream=stream, ident=cmap[c.ident])
 
 
-def _instance(inst: Instance, cmap) -> Instance:
-    sessions = tuple((t, _new(LiveSession, (cmap[s[0]],) + s[1:])) for t, s in inst.sessions)
-    return _new(Instance, (inst[0], inst[1], sessions) + inst[3:])
+def _instance(inst: Instance, cmap: Sequence[int]) -> Instance:
+    sessions = tuple((t, s.replace(client=cmap[s.client])) for t, s in inst.sessions)
+    return inst.replace(sessions=sessions)
 
 
 def rename(state: State, cmap: Sequence[int], imap: Sequence[int]) -> State:
@@ -63,72 +48,73 @@ def rename(state: State, cmap: Sequence[int], imap: Sequence[int]) -> State:
     instances: List = [None] * len(state.instances)
     for i, inst in enumerate(state.instances):
         instances[imap[i]] = _instance(inst, cmap)
-    return state._replace(
-        clients=tuple(clients), instances=tuple(instances),
-        registry=tuple((t, _new(SessionRecord, (cmap[r[0]],) + r[1:]))
-                       for t, r in state.registry),
+    registry: Tuple[Tuple[int, SessionRecord], ...] = tuple(
+        (t, r.replace(client=cmap[r.client])) for t, r in state.registry)
+    return state.replace(
+        clients=tuple(clients), instances=tuple(instances), registry=registry,
         owners=tuple((t, cmap[c]) for t, c in state.owners),
         affinity=tuple((t, imap[i]) for t, i in state.affinity))
 
 
 def _client_part(c: Client) -> Tuple[int, int, int]:
     """(hash of the client without the names it holds, its ident, its stream's instance or -1)."""
-    stream = c[4]
-    if stream is None:
-        return hash(c[:4] + (None,) + c[5:-1]), c[-1], -1
-    return hash(c[:4] + (stream[1:],) + c[5:-1]), c[-1], stream[0]
+    stream = c.stream
+    return c.anon_hash(), c.ident, -1 if stream is None else stream.instance
 
 
 def _instance_part(inst: Instance) -> Tuple[int, Tuple[int, ...]]:
     """(hash of the instance without its sessions' clients, those clients in token order)."""
-    sessions = inst[2]
-    return (hash((inst[:2], tuple([(t, s[1:]) for t, s in sessions]), inst[3:])),
-            tuple([s[0] for _, s in sessions]))
+    return inst.anon_hash(), inst.session_clients()
 
 
 def _naming_part(registry, owners, affinity) -> Tuple[int, tuple, tuple, tuple]:
     """The naming fields' hash without names, and the names: registry clients, owners,
     affinity instances (each in token order)."""
-    return (hash((tuple([(t, r[1:]) for t, r in registry]), tuple([t for t, _ in owners]),
-                  tuple([t for t, _ in affinity]))),
-            tuple([r[0] for _, r in registry]), tuple([o for _, o in owners]),
+    return (hash((tuple([(t, r.anon_hash()) for t, r in registry]),
+                  tuple([t for t, _ in owners]), tuple([t for t, _ in affinity]))),
+            tuple([r.client for _, r in registry]), tuple([o for _, o in owners]),
             tuple([i for _, i in affinity]))
 
 
-_plain_fields = itemgetter(*_PLAIN_FIELDS)
-
-
-class Parts(NamedTuple):
+class Parts(Record):
     """A state's hashes with every client and instance reference taken out, and the references:
     enough to hash the state under any renaming without building it."""
 
-    clients: Tuple[Tuple[int, int, int], ...]
-    instances: Tuple[Tuple[int, Tuple[int, ...]], ...]
-    plain: int                   # the fields no renaming touches
-    naming: Tuple[int, tuple, tuple, tuple]   # _naming_part of registry, owners, affinity
+    __slots__ = ("clients", "instances", "plain", "naming")
+    _fields = ("clients", "instances", "plain", "naming")
+    clients: Final[Tuple[Tuple[int, int, int], ...]]
+    instances: Final[Tuple[Tuple[int, Tuple[int, ...]], ...]]
+    plain: Final[int]  # the fields no renaming touches
+    naming: Final[Tuple[int, tuple, tuple, tuple]]  # _naming_part of registry, owners, affinity
+
+    def __init__(self, clients: Tuple[Tuple[int, int, int], ...],
+                 instances: Tuple[Tuple[int, Tuple[int, ...]], ...], plain: int,
+                 naming: Tuple[int, tuple, tuple, tuple]) -> None:
+        self.clients = clients
+        self.instances = instances
+        self.plain = plain
+        self.naming = naming
+        self._hash = UNHASHED
+
+    def _key(self) -> Tuple[Any, ...]:
+        return (self.clients, self.instances, self.plain, self.naming)
 
 
 def parts_of(state: State, parent: Optional[State] = None,
              known: Optional[Parts] = None) -> Parts:
-    """The Parts of `state`; components shared (by identity) with `parent` reuse `known`."""
-    clients, instances = state[0], state[1]
-    registry, owners, affinity = state[_REGISTRY], state[_OWNERS], state[_AFFINITY]
-    if known is None:
-        return Parts(tuple([_client_part(c) for c in clients]),
-                     tuple([_instance_part(i) for i in instances]),
-                     hash(_plain_fields(state)), _naming_part(registry, owners, affinity))
-    assert parent is not None
-    clients_before, instances_before = parent[0], parent[1]
-    c_parts = known.clients if clients is clients_before else tuple(
-        [known.clients[k] if c is clients_before[k] else _client_part(c)
-         for k, c in enumerate(clients)])
-    i_parts = known.instances if instances is instances_before else tuple(
-        [known.instances[k] if i is instances_before[k] else _instance_part(i)
-         for k, i in enumerate(instances)])
-    naming = known.naming if (registry is parent[_REGISTRY] and owners is parent[_OWNERS] and
-                              affinity is parent[_AFFINITY]) \
-        else _naming_part(registry, owners, affinity)
-    return Parts(c_parts, i_parts, hash(_plain_fields(state)), naming)
+    """The Parts of `state`. Each client's and instance's hash is kept in the record itself
+    (computed once per record), so a successor pays only for the records its action built;
+    the naming fields are reused from `known` (the parent's Parts) while they are the very
+    same values as in `parent`."""
+    registry, owners, affinity = state.registry, state.owners, state.affinity
+    if known is not None and parent is not None and registry is parent.registry and \
+            owners is parent.owners and affinity is parent.affinity:
+        naming = known.naming
+    else:
+        naming = _naming_part(registry, owners, affinity)
+    return Parts(tuple([_client_part(c) for c in state.clients]),
+                 tuple([_instance_part(i) for i in state.instances]),
+                 state.plain_hash(), naming)
 
 
 def renamed_hash(parts: Parts, cmap: Sequence[int], imap: Sequence[int], extra: tuple) -> int:

@@ -6,7 +6,7 @@ changes. Server-side actions live here; client-side ones in `model.client_side`,
 """
 from __future__ import annotations
 
-from typing import NamedTuple, Optional, Sequence, Tuple, Union
+from typing import Any, NamedTuple, Optional, Sequence, Tuple, Union
 
 from .actions import (
     Arrive,
@@ -40,29 +40,24 @@ from .client_side import (
     persist,
 )
 from .config import SystemConfig
+from .entries import Buffer, Item
 from .errors import ActionNotEnabled
 from .history import BufferCompacted, Emitted, InstanceChanged, SessionEvicted, StreamStalled
+from .pairs import tdel, tget, tset
 from .policies import Gate, GateFunction, resolve_gate
 from .resume import initialize, reconnect, stream_is_dead
-from .state import (
-    Buffer,
-    Client,
-    Instance,
-    Item,
-    State,
-    holder,
-    replace_at,
-    set_orphan,
-    slot_of,
-    tdel,
-    tget,
-    tset,
-)
+from .servers import Instance
+from .state import Client, State, holder, replace_at, set_orphan, slot_of
 
 
 class Step(NamedTuple):
     state: State
-    events: Tuple[NamedTuple, ...]
+    events: Tuple[Any, ...]
+
+
+#: builds a Step without the NamedTuple's interpreted constructor (the compiled model calls it
+#: once per transition)
+_new_step: Any = tuple.__new__
 
 
 def emit(state: State, config: SystemConfig, token: int) -> Tuple[State, list]:
@@ -83,7 +78,7 @@ def emit(state: State, config: SystemConfig, token: int) -> Tuple[State, list]:
         if client.phase == "open" and stream is not None and stream.instance == h and \
                 stream.token == token:
             item = Item(entry.wire, entry.truth, "live")
-            clients[c] = client._replace(inflight=client.inflight + (item,))
+            clients[c] = client.replace(inflight=client.inflight + (item,))
             live_to.append(client.ident)
     result, first = config.is_result(msg), None
     owner_slot = slot_of(state, live.client) if result else None
@@ -91,9 +86,9 @@ def emit(state: State, config: SystemConfig, token: int) -> Tuple[State, list]:
         owner = clients[owner_slot]
         first = tget(owner.executed, msg)
         if first is None:
-            clients[owner_slot] = owner._replace(
+            clients[owner_slot] = owner.replace(
                 executed=tset(owner.executed, msg, (token, live.generation)))
-    state = state._replace(clients=tuple(clients))
+    state = state.replace(clients=tuple(clients))
     return state, [Emitted(h, token, live.generation, msg, live.client, entry.wire,
                            tuple(live_to), dropped, result, config.has_side_effect(msg), first)]
 
@@ -155,8 +150,8 @@ def mark_stalls(state: State, config: SystemConfig,
         if client.phase != "open" or stream is None or client.inflight or stream.stalled or \
                 not stream_is_dead(state, config, c):
             continue
-        client = client._replace(stream=stream._replace(stalled=True))
-        state = state._replace(clients=replace_at(state.clients, c, client))
+        client = client.replace(stream=stream.replace(stalled=True))
+        state = state.replace(clients=replace_at(state.clients, c, client))
         events.append(StreamStalled(client.ident, stream.instance, stream.token,
                                     stream.admission))
     return state, events
@@ -176,8 +171,8 @@ def _close_streams(state: State, instance=None, token=None, reason: str = "") ->
 
 def drain(state: State, config: SystemConfig, i: int) -> Tuple[State, list]:
     inst = state.instances[i]
-    state = state._replace(instances=replace_at(state.instances, i,
-                                                inst._replace(status="draining")))
+    state = state.replace(instances=replace_at(state.instances, i,
+                                                inst.replace(status="draining")))
     return state, [InstanceChanged(i, "drain", inst.incarnation, ())]
 
 
@@ -186,7 +181,7 @@ def stop(state: State, config: SystemConfig, i: int) -> Tuple[State, list]:
     inst = state.instances[i]
     what = "crash" if inst.status == "up" else "stop"
     lost = tuple(token for token, _ in inst.sessions)
-    state = state._replace(instances=replace_at(state.instances, i,
+    state = state.replace(instances=replace_at(state.instances, i,
                                                 Instance("down", inst.incarnation)))
     state, closed = _close_streams(state, instance=i, reason="instance_stop")
     return state, [InstanceChanged(i, what, inst.incarnation, lost)] + closed
@@ -194,24 +189,24 @@ def stop(state: State, config: SystemConfig, i: int) -> Tuple[State, list]:
 
 def start(state: State, config: SystemConfig, i: int) -> Tuple[State, list]:
     inst = state.instances[i]
-    state = state._replace(instances=replace_at(state.instances, i,
+    state = state.replace(instances=replace_at(state.instances, i,
                                                 Instance("up", inst.incarnation + 1)))
     return state, [InstanceChanged(i, "start", inst.incarnation + 1, ())]
 
 
 def evict(state: State, config: SystemConfig, token: int) -> Tuple[State, list]:
     """The session ends server-side: gone from every registry, process and buffer."""
-    instances = tuple(inst._replace(sessions=tdel(inst.sessions, token),
+    instances = tuple(inst.replace(sessions=tdel(inst.sessions, token),
                                     buffers=tdel(inst.buffers, token))
                       for inst in state.instances)
-    state = state._replace(registry=tdel(state.registry, token),
+    state = state.replace(registry=tdel(state.registry, token),
                            affinity=tdel(state.affinity, token),
                            buffers=tdel(state.buffers, token), instances=instances)
     state, closed = _close_streams(state, token=token, reason="session_evicted")
     shared = config.buffer_keying == "request_id"   # its events stay in the shared streams
     if not shared and not any(item.truth.token == token for c in state.clients
                               for item in c.inflight):
-        state = state._replace(owners=tdel(state.owners, token))  # nothing refers to it now
+        state = state.replace(owners=tdel(state.owners, token))  # nothing refers to it now
     return state, [SessionEvicted(token)] + closed
 
 
@@ -221,10 +216,10 @@ def compact(state: State, config: SystemConfig, i, token: int) -> Tuple[State, l
     buffer = tget(pairs, token)
     buffer = Buffer(buffer.entries[1:], buffer.entries[0])
     if i is None:
-        state = state._replace(buffers=tset(pairs, token, buffer))
+        state = state.replace(buffers=tset(pairs, token, buffer))
     else:
-        inst = state.instances[i]._replace(buffers=tset(pairs, token, buffer))
-        state = state._replace(instances=replace_at(state.instances, i, inst))
+        inst = state.instances[i].replace(buffers=tset(pairs, token, buffer))
+        state = state.replace(instances=replace_at(state.instances, i, inst))
     return state, [BufferCompacted(i, token, buffer.floor.wire)]
 
 
@@ -279,4 +274,4 @@ def apply(state: State, action, config: SystemConfig,
     new_state, events = transition(state, config, gate, action)
     new_state, stalls = mark_stalls(new_state, config,
                                     state if INCREMENTAL_STALL_MARKING else None)
-    return Step(new_state, tuple(events) + tuple(stalls))
+    return _new_step(Step, (new_state, tuple(events + stalls) if stalls else tuple(events)))

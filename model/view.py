@@ -26,9 +26,10 @@ entry with that id. Where E was found is a separate fact (`found`, `elsewhere`).
 """
 from __future__ import annotations
 
-from typing import NamedTuple, Optional, Tuple
+from typing import Any, Final, Optional, Tuple
 
 from .protocol import WireId
+from .record import UNHASHED, Record
 
 # Where the cursor lies relative to S's buffer.
 NO_CURSOR = "no_cursor"        # the GET carried no Last-Event-ID
@@ -51,9 +52,19 @@ IDS_PER_SESSION = "per_session_counter"  # every session and generation counts f
 ID_GUARANTEES = (IDS_TAGGED, IDS_UNIQUE, IDS_PER_PROCESS, IDS_PER_SESSION)
 
 
-class BufferView(NamedTuple):
-    wires: Tuple[WireId, ...]      # retained ids, oldest first
-    floor: Optional[WireId]        # the most recently dropped id (None: nothing dropped)
+class BufferView(Record):
+    __slots__ = ("wires", "floor")
+    _fields = ("wires", "floor")
+    wires: Final[Tuple[WireId, ...]]  # retained ids, oldest first
+    floor: Final[Optional[WireId]]  # the most recently dropped id (None: nothing dropped)
+
+    def __init__(self, wires: Tuple[WireId, ...], floor: Optional[WireId]) -> None:
+        self.wires = wires
+        self.floor = floor
+        self._hash = UNHASHED
+
+    def _key(self) -> Tuple[Any, ...]:
+        return (self.wires, self.floor)
 
     @property
     def hwm(self) -> Optional[WireId]:
@@ -61,27 +72,66 @@ class BufferView(NamedTuple):
         return self.wires[-1] if self.wires else self.floor
 
 
-class CursorView(NamedTuple):
-    wire: Optional[WireId]         # Last-Event-ID as presented
-    owner: Optional[int]           # session that issued it, if the id proves it; else None
-    generation: Optional[int]      # generation it was emitted at, if the id proves it
-    found: bool                    # found by this deployment's lookup (S's buffer or the id store)
-    position: str                  # one of POSITIONS, relative to S's own buffer
-    elsewhere: bool = False        # found in a stream other than S's own (an id-keyed store
-    #                                 follows E there: a replay would come from that stream)
+class CursorView(Record):
+    __slots__ = ("wire", "owner", "generation", "found", "position", "elsewhere")
+    _fields = ("wire", "owner", "generation", "found", "position", "elsewhere")
+    wire: Final[Optional[WireId]]  # Last-Event-ID as presented
+    owner: Final[Optional[int]]  # session that issued it, if the id proves it; else None
+    generation: Final[Optional[int]]  # generation it was emitted at, if the id proves it
+    found: Final[bool]  # found by this deployment's lookup (S's buffer or the id store)
+    position: Final[str]  # one of POSITIONS, relative to S's own buffer
+    elsewhere: Final[bool]  # found in a stream other than S's own (an id-keyed store
+                            # follows E there: a replay would come from that stream)
+
+    def __init__(self, wire: Optional[WireId], owner: Optional[int], generation: Optional[int],
+                 found: bool, position: str, elsewhere: bool = False) -> None:
+        self.wire = wire
+        self.owner = owner
+        self.generation = generation
+        self.found = found
+        self.position = position
+        self.elsewhere = elsewhere
+        self._hash = UNHASHED
+
+    def _key(self) -> Tuple[Any, ...]:
+        return (self.wire, self.owner, self.generation, self.found, self.position, self.elsewhere)
 
 
-class ServerView(NamedTuple):
-    instance: int
-    incarnation: int
-    session: int
-    registry_has_session: bool
-    held_locally: bool
-    generation: Optional[int]
-    recreates: bool
-    buffer: Optional[BufferView]
-    cursor: CursorView
-    ids: str = IDS_TAGGED          # one of ID_GUARANTEES
+class ServerView(Record):
+    __slots__ = ("instance", "incarnation", "session", "registry_has_session", "held_locally",
+                 "generation", "recreates", "buffer", "cursor", "ids")
+    _fields = ("instance", "incarnation", "session", "registry_has_session", "held_locally",
+               "generation", "recreates", "buffer", "cursor", "ids")
+    instance: Final[int]
+    incarnation: Final[int]
+    session: Final[int]
+    registry_has_session: Final[bool]
+    held_locally: Final[bool]
+    generation: Final[Optional[int]]
+    recreates: Final[bool]
+    buffer: Final[Optional[BufferView]]
+    cursor: Final[CursorView]
+    ids: Final[str]  # one of ID_GUARANTEES
+
+    def __init__(self, instance: int, incarnation: int, session: int, registry_has_session: bool,
+                 held_locally: bool, generation: Optional[int], recreates: bool,
+                 buffer: Optional[BufferView], cursor: CursorView, ids: str = IDS_TAGGED) -> None:
+        self.instance = instance
+        self.incarnation = incarnation
+        self.session = session
+        self.registry_has_session = registry_has_session
+        self.held_locally = held_locally
+        self.generation = generation
+        self.recreates = recreates
+        self.buffer = buffer
+        self.cursor = cursor
+        self.ids = ids
+        self._hash = UNHASHED
+
+    def _key(self) -> Tuple[Any, ...]:
+        return (self.instance, self.incarnation, self.session, self.registry_has_session,
+                self.held_locally, self.generation, self.recreates, self.buffer, self.cursor,
+                self.ids)
 
     @property
     def cursor_is_foreign(self) -> bool:

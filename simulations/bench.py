@@ -11,6 +11,8 @@ from typing import Dict, List, Tuple
 
 import simpy
 
+from model.record import Record
+
 from .des import config as des_config
 from .des.runner import run_replication
 
@@ -59,12 +61,20 @@ def baseline_bfs(states: int, branching: float, width: int = 16) -> Dict[str, ob
     return shaped_baseline_bfs(states, branching, (0,) * width)
 
 
-def _plain(value):
-    """A state as plain nested tuples of small ints (its shape, not its types): every scalar
-    becomes 0, an empty tuple stays empty."""
+def _parts(value):
+    """The parts of a record (its fields) or of a tuple or list; None for a scalar."""
+    if isinstance(value, Record):
+        return value._key()
     if isinstance(value, (tuple, list)):
-        return tuple(_plain(v) for v in value)
-    return 0
+        return value
+    return None
+
+
+def _plain(value):
+    """A state as plain nested tuples of small ints (its shape, not its types): every record
+    becomes the tuple of its fields, every scalar 0, an empty tuple stays empty."""
+    parts = _parts(value)
+    return 0 if parts is None else tuple(_plain(v) for v in parts)
 
 
 def _paths(value, prefix=()) -> List[Tuple[int, ...]]:
@@ -168,10 +178,9 @@ def explore_scope(policy: str, instances: int) -> Dict[str, object]:
 
 
 def _nesting(value) -> int:
-    """How deep tuples nest in a state (a scalar is 0)."""
-    if isinstance(value, tuple):
-        return 1 + max((_nesting(v) for v in value), default=0)
-    return 0
+    """How deep records and tuples nest in a state (a scalar is 0)."""
+    parts = _parts(value)
+    return 0 if parts is None else 1 + max((_nesting(v) for v in parts), default=0)
 
 
 SWEEP_BENCH = """title = "bench"

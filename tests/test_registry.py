@@ -26,8 +26,9 @@ from mcp_resume_guard import (
 from model import SystemConfig, apply, enabled_actions, initial_state
 from model.observe import build_view
 from model.protocol import ResumeRequest
-from model.state import Instance, LiveSession, State
-from model.state import SessionRecord as ModelRecord
+from model.servers import Instance, LiveSession
+from model.servers import SessionRecord as ModelRecord
+from model.state import State
 from simulations.conformance.processes import Processes
 from simulations.conformance.redis_server import RedisServer
 

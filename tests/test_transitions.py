@@ -3,6 +3,7 @@
 The machine draws a configuration, then applies enabled actions chosen by Hypothesis; invariants
 are checked after every step, and failures shrink to a minimal action program.
 """
+import pickle
 from collections import defaultdict
 
 import pytest
@@ -24,8 +25,9 @@ from model import (
 )
 from model.event_ids import order_key
 from model.history import Emitted
+from model.pairs import tget
 from model.properties import SERVER_CAUSES
-from model.state import holder, tget
+from model.state import holder
 from simulations.verify.exceptions import excused_by
 
 
@@ -70,7 +72,8 @@ class TransitionMachine(RuleBasedStateMachine):
         if not hasattr(self, "state"):
             return
         s = self.state
-        assert hash(s) == hash(tuple(s))
+        rebuilt = pickle.loads(pickle.dumps(s))   # every record built afresh, hashes recomputed
+        assert rebuilt == s and hash(rebuilt) == hash(s) and rebuilt is not s
         assert _sorted_unique(s.registry) and _sorted_unique(s.buffers)
         assert _sorted_unique(s.affinity)
         for inst in s.instances:

@@ -6,7 +6,7 @@ from hypothesis import strategies as st
 
 from model import Arrive, Depart, apply, enabled_actions, initial_state
 from model.history import Applied
-from model.state import PHASES, STATUSES, STREAM_KINDS, VIAS
+from model.vocabulary import PHASES, STATUSES, STREAM_KINDS, VIAS
 from simulations.explore.scope import default_system
 
 SYSTEMS = [

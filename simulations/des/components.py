@@ -23,7 +23,7 @@ from model import (
     Stop,
 )
 from model.actions import emit_possible, live_tokens
-from model.state import tget
+from model.pairs import tget
 
 from .world import World
 

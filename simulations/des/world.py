@@ -78,7 +78,7 @@ class World:
         self.gate = gate
         self.streams = Streams(seed)
         self.state = state if state is not None else \
-            initial_state(self.system)._replace(clients=(), next_ident=0)
+            initial_state(self.system).replace(clients=(), next_ident=0)
         self.monitor = PropertyMonitor()
         self.transitions = 0
         self.flags: Dict[int, Set[str]] = {}          # client ident -> violations it met

@@ -5,9 +5,12 @@ from __future__ import annotations
 from typing import Dict
 
 from model.event_ids import render
+from model.record import Record
 
 
 def _jsonable(value):
+    if isinstance(value, Record):
+        return {f: _jsonable(v) for f, v in value._asdict().items()}
     if isinstance(value, tuple) and hasattr(value, "_fields"):
         return {f: _jsonable(getattr(value, f)) for f in value._fields}
     if isinstance(value, (list, tuple)):

@@ -5,12 +5,13 @@ and the counts cannot disagree.
 """
 from __future__ import annotations
 
-import dataclasses
 from typing import List
 
 from model import PropertyMonitor
 from model import history as h
+from model.actions import ACTIONS
 from model.event_ids import render as wid
+from model.record import fields_of
 
 from ..script import ScenarioRun
 
@@ -22,8 +23,7 @@ def _msg(owner: int, msg: int, result: bool) -> str:
 def describe_action(action) -> str:
     name = type(action).__name__
     args = []
-    for f in (field.name for field in dataclasses.fields(action)):
-        value = getattr(action, f)
+    for f, value in fields_of(action):
         prefix = {"client": "c", "donor": "c", "instance": "i", "token": "S"}.get(f, "")
         args.append("shared" if value is None and f == "instance" else f"{prefix}{value}")
     return f"{name}({', '.join(args)})"
@@ -32,13 +32,12 @@ def describe_action(action) -> str:
 def parse_action(text: str):
     """The action `describe_action` rendered as `text` (e.g. "Reconnect(c0, i1)",
     "Compact(shared, S1)"); ValueError names what is wrong."""
-    import model.actions as actions
     name, _, rest = text.strip().partition("(")
-    kind = getattr(actions, name, None)
-    if kind is None or not dataclasses.is_dataclass(kind) or not rest.endswith(")"):
+    kind = ACTIONS.get(name)
+    if kind is None or not rest.endswith(")"):
         raise ValueError(f"not an action: {text!r}")
     args = [a.strip() for a in rest[:-1].split(",") if a.strip()]
-    names = [f.name for f in dataclasses.fields(kind)]
+    names = kind._fields
     if len(args) != len(names):
         raise ValueError(f"{name} takes {len(names)} argument(s), got {text!r}")
     values = []
