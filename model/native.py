@@ -47,23 +47,29 @@ def source_digest(package_dir: str) -> str:
     return digest.hexdigest()
 
 
-def native_dir(package_dir: str, honour_env: bool = True) -> Tuple[Optional[str], str]:
-    """(directory of a compiled build usable for these sources, or None; why)."""
-    if honour_env and os.environ.get(PURE_ENV, "").strip() not in ("", "0"):
-        return None, f"Python sources ({PURE_ENV} is set)"
-    build = os.path.join(package_dir, NATIVE_DIR)
+def usable_build(build: str, digest: str, modules: List[str]) -> Tuple[Optional[str], str]:
+    """(`build`, "compiled (mypyc)") when the directory holds a build stamped with `digest`
+    and every one of `modules` (extension names without suffix) for this interpreter; else
+    (None, why the sources are used)."""
     try:
         with open(os.path.join(build, DIGEST_FILE)) as stamp:
             built_from = stamp.read().strip()
     except OSError:
         return None, "Python sources (no compiled build: python -m simulations compile)"
-    if built_from != source_digest(package_dir):
-        return None, ("Python sources (the compiled build is stale, model/ changed since: "
-                      "python -m simulations compile)")
+    if built_from != digest:
+        return None, ("Python sources (the compiled build is stale, the sources changed "
+                      "since: python -m simulations compile)")
     suffix = EXTENSION_SUFFIXES[0]
-    wanted = compiled_modules(package_dir) + [SHARED_LIBRARY]
-    missing = [m for m in wanted if not os.path.exists(os.path.join(build, m + suffix))]
+    missing = [m for m in modules if not os.path.exists(os.path.join(build, m + suffix))]
     if missing:
         return None, (f"Python sources (the compiled build lacks {', '.join(missing)} for this "
                       f"interpreter: python -m simulations compile)")
     return build, "compiled (mypyc)"
+
+
+def native_dir(package_dir: str, honour_env: bool = True) -> Tuple[Optional[str], str]:
+    """(directory of a compiled build usable for these sources, or None; why)."""
+    if honour_env and os.environ.get(PURE_ENV, "").strip() not in ("", "0"):
+        return None, f"Python sources ({PURE_ENV} is set)"
+    return usable_build(os.path.join(package_dir, NATIVE_DIR), source_digest(package_dir),
+                        compiled_modules(package_dir) + [SHARED_LIBRARY])

@@ -27,6 +27,12 @@ from .state import Client, State
 
 SYMMETRIC_LBS = ("random", "least_connections")
 
+#: True: fingerprints from the component hashes under one canonical renaming (the fast path);
+#: False: from every renamed state built in full (`fingerprint_by_renaming`, the definition;
+#: tests compare the two). A module attribute read on every call, so switching it works for
+#: the compiled model and the compiled explorer too.
+FINGERPRINTS_FROM_PARTS = True
+
 
 def _client(c: Client, cmap: Sequence[int], imap: Sequence[int]) -> Client:
     stream = c.stream
@@ -197,6 +203,8 @@ class Canonicalizer:
                     known: Optional[Parts] = None) -> Tuple[int, Parts]:
         """(the fingerprint of (state, extra), the state's Parts for its successors' use)."""
         parts = parts_of(state, parent, known)
+        if not FINGERPRINTS_FROM_PARTS:
+            return self.fingerprint_by_renaming(state, extra), parts
         if len(self.renamings) == 1:
             return identity_hash(parts, extra), parts
         canonical = self.canonical_renaming(parts)

@@ -6,7 +6,7 @@ changes. Server-side actions live here; client-side ones in `model.client_side`,
 """
 from __future__ import annotations
 
-from typing import Any, NamedTuple, Optional, Sequence, Tuple, Union
+from typing import Any, NamedTuple, Optional, Sequence, Set, Tuple, Union
 
 from .actions import (
     Arrive,
@@ -43,7 +43,7 @@ from .config import SystemConfig
 from .entries import Buffer, Item
 from .errors import ActionNotEnabled
 from .history import BufferCompacted, Emitted, InstanceChanged, SessionEvicted, StreamStalled
-from .pairs import tdel, tget, tset
+from .pairs import Pairs, tdel, tget, tset
 from .policies import Gate, GateFunction, resolve_gate
 from .resume import initialize, reconnect, stream_is_dead
 from .servers import Instance
@@ -93,24 +93,49 @@ def emit(state: State, config: SystemConfig, token: int) -> Tuple[State, list]:
                            tuple(live_to), dropped, result, config.has_side_effect(msg), first)]
 
 
-def _touched_sessions(before: State, after: State) -> Optional[set]:
-    """Tokens whose live session changed in some instance between two states (None: an
-    instance changed status, or its sessions changed shape: anything may have changed)."""
-    touched: set = set()
+def _changed_keys(old: Pairs, new: Pairs, into: Set[int]) -> None:
+    """Add to `into` every key that one of two sorted pair tuples binds and the other does not
+    bind to the very same value."""
+    if old is new:
+        return
+    i = j = 0
+    while i < len(old) and j < len(new):
+        a, b = old[i], new[j]
+        if a is b:
+            i, j = i + 1, j + 1
+        elif a[0] == b[0]:
+            if a[1] is not b[1]:
+                into.add(a[0])
+            i, j = i + 1, j + 1
+        elif a[0] < b[0]:
+            into.add(a[0])
+            i += 1
+        else:
+            into.add(b[0])
+            j += 1
+    into.update(key for key, _ in old[i:])
+    into.update(key for key, _ in new[j:])
+
+
+def _touched_sessions(before: State, after: State) -> Set[int]:
+    """Tokens whose registry record, live session in some instance, or holding instance's
+    status changed between two states (what a stream's deadness depends on besides its
+    client). A down instance holds no session, so a status change touches the sessions the
+    instance held before or holds after it."""
+    touched: Set[int] = set()
+    _changed_keys(before.registry, after.registry, touched)
     for old, new in zip(before.instances, after.instances):
         if old is new:
             continue
-        if old.status != new.status or len(old.sessions) != len(new.sessions):
-            return None
-        for (t, s), (u, v) in zip(old.sessions, new.sessions):
-            if t != u:
-                return None
-            if s is not v:
-                touched.add(t)
+        if old.status != new.status:
+            touched.update(token for token, _ in old.sessions)
+            touched.update(token for token, _ in new.sessions)
+        else:
+            _changed_keys(old.sessions, new.sessions, touched)
     return touched
 
 
-def _streams_on(client: Client, tokens: set) -> bool:
+def _streams_on(client: Client, tokens: Set[int]) -> bool:
     """The client has a stream open on one of these sessions."""
     return client.stream is not None and client.stream.token in tokens
 
@@ -132,17 +157,15 @@ def mark_stalls(state: State, config: SystemConfig,
     Whether client c's stream is dead depends only on the client, the registry and the
     instances' status and live sessions of its token. `before` is the state this one was
     reached from, in which every dead stream was flagged already (apply keeps that invariant):
-    when the registry is the very same value, only the clients that changed and the streams of
-    sessions that changed are looked at."""
+    only the clients that changed and the streams of sessions whose registry record, live
+    sessions or holding instance changed are looked at."""
     clients: Sequence[int] = range(len(state.clients))
-    if before is not None and state.registry is before.registry and \
-            len(state.instances) == len(before.instances):
+    if before is not None and len(state.instances) == len(before.instances):
         touched = _touched_sessions(before, state)
-        if touched is not None:
-            old = before.clients
-            clients = [c for c in clients
-                       if c >= len(old) or state.clients[c] is not old[c] or
-                       _streams_on(state.clients[c], touched)]
+        old = before.clients
+        clients = [c for c in clients
+                   if c >= len(old) or state.clients[c] is not old[c] or
+                   _streams_on(state.clients[c], touched)]
     events: list = []
     for c in clients:
         client = state.clients[c]

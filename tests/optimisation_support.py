@@ -51,3 +51,16 @@ def des_records(policy: str) -> list:
     for r in out:
         r.pop("cpu_seconds")
     return out
+
+
+def exploration_summary(result) -> dict:
+    """Everything an exploration reports, traces included."""
+    verdicts = {name: (v.verdict, v.why,
+                       None if v.finding is None else repr(v.finding.actions),
+                       {cause: repr(f.actions) for cause, f in v.causes.items()})
+                for name, v in result.verdicts().items()}
+    return {"states": result.states, "transitions": result.transitions,
+            "depth": result.depth, "incomplete": result.incomplete, "verdicts": verdicts,
+            "sometimes": result.sometimes, "coverage": dict(result.coverage),
+            "costs": {k: repr(f.actions) for k, f in result.costs.items()},
+            "by_cause": {k: repr(f.actions) for k, f in result.by_cause.items()}}

@@ -1,5 +1,6 @@
-"""The compiled model (mypyc, `python -m simulations compile`) and the Python sources give the
-same results, and the model only ever loads a build made from its current sources.
+"""The compiled model and explorer (mypyc, `python -m simulations compile`) and the Python
+sources give the same results, and each only ever loads a build made from its current sources
+(the explorer's only beside the compiled model).
 
 The comparison runs tests/compiled_snapshot.py twice in child processes, compiled and with
 MCP_MODEL_PURE=1: reduced-space cells (verdicts, states, traces), the incident matrix and DES
@@ -49,8 +50,10 @@ def test_compiled_and_pure_models_give_the_same_results(tmp_path):
     _require_build()
     with ThreadPoolExecutor(2) as pool:
         compiled, pure = pool.map(lambda p: _snapshot(p, tmp_path / str(p)), (False, True))
-    assert (compiled.pop("compiled"), compiled.pop("state_module")) == (True, ".so")
-    assert (pure.pop("compiled"), pure.pop("state_module")) == (False, ".py")
+    assert (compiled.pop("compiled"), compiled.pop("state_module"),
+            compiled.pop("frontier_module")) == (True, ".so", ".so")
+    assert (pure.pop("compiled"), pure.pop("state_module"),
+            pure.pop("frontier_module")) == (False, ".py", ".py")
     assert len(compiled["cells"]) >= 12 and len(compiled["incidents"]) == 36
     assert any(p["verdict"] == "violated" and c["traces"]
                for c in compiled["cells"] for p in c["properties"].values())
@@ -121,3 +124,29 @@ def test_compile_without_a_compiler_falls_back_and_says_why(monkeypatch, capsys)
     assert "not compiled, no C compiler" in err and "Python sources are used" in err
     assert main(["compile", "--require"]) == 1
     assert sorted(p.name for p in (ROOT / "model").iterdir()) == before
+
+
+def test_the_explorer_loads_its_build_only_beside_the_compiled_model():
+    """With the model from source, the explorer's inner loop runs from source too (its build
+    calls into the compiled model); with a current build of both, it loads compiled."""
+    probe = ("import json, pathlib, simulations.explore as e, simulations.explore.frontier as f;"
+             "print(json.dumps([e.COMPILED, e.BUILD, pathlib.Path(f.__file__).suffix]))")
+    env = {k: v for k, v in os.environ.items() if k != native.PURE_ENV}
+    runs = {}
+    for pure in (True, False):
+        done = subprocess.run([sys.executable, "-c", probe], cwd=ROOT, capture_output=True,
+                              text=True, env={**env, native.PURE_ENV: "1"} if pure else env)
+        assert done.returncode == 0, done.stderr
+        runs[pure] = json.loads(done.stdout)
+    assert runs[True] == [False, "Python sources (the model runs from source)", ".py"]
+    if compile_model.is_current():
+        assert runs[False] == [True, "compiled (mypyc)", ".so"]
+
+
+def test_a_build_stamped_for_other_sources_is_not_used(tmp_path):
+    (tmp_path / native.DIGEST_FILE).write_text("0" * 64 + "\n")
+    for name in ("frontier", "liveness", native.SHARED_LIBRARY):
+        (tmp_path / (name + EXTENSION_SUFFIXES[0])).touch()
+    found, why = native.usable_build(str(tmp_path), "1" * 64, ["frontier", "liveness"])
+    assert found is None and "stale" in why
+    assert native.usable_build(str(tmp_path), "0" * 64, ["frontier"])[0] == str(tmp_path)

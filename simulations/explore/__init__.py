@@ -1,1 +1,11 @@
-"""The interleaving explorer: every order of the model's transitions within a bounded scope."""
+"""The interleaving explorer: every order of the model's transitions within a bounded scope.
+
+Its inner loop (frontier.py, liveness.py) loads compiled when a current build exists beside the
+compiled model (simulations/explore/native.py); `BUILD` says which.
+"""
+from . import native as _native
+
+_build_dir, BUILD = _native.native_dir()
+COMPILED = _build_dir is not None
+if _build_dir is not None:
+    __path__.insert(0, _build_dir)  # noqa: F821 (the package's search path)

@@ -17,7 +17,7 @@ such components never count as witnesses, and leave the verdict unknown when not
 from __future__ import annotations
 
 from array import array
-from typing import Callable, Dict, List, Optional
+from typing import Callable, Dict, List, Optional, Tuple
 
 import numpy as np
 from scipy.sparse import csr_matrix
@@ -68,8 +68,9 @@ class LivenessGraph:
     def expanded(self, u: int) -> None:
         self.done[u] = 1
 
-    def stuck_nodes(self) -> Dict[str, object]:
-        """{"witness": {cause: first node index}, "undetermined": bool}."""
+    def stuck_nodes(self) -> Tuple[Dict[str, int], bool]:
+        """({cause: the first node index where a client waits forever for it}, whether some
+        candidate's component could not be fully expanded)."""
         n = len(self.fps)
         src = np.frombuffer(self.src, dtype=np.int64) if len(self.src) else np.zeros(0, np.int64)
         dst = np.frombuffer(self.dst, dtype=np.int64) if len(self.dst) else np.zeros(0, np.int64)
@@ -83,27 +84,26 @@ class LivenessGraph:
         cause = np.frombuffer(self.cause, dtype=np.int8)
         candidate = (cause >= 0) & ~not_bottom[comp]
         stuck = candidate & ~unexpanded[comp]
-        witness = {}
+        witness: Dict[str, int] = {}
         for code, name in enumerate(self.causes):
             hits = np.flatnonzero(stuck & (cause == code))
             if len(hits):
                 witness[name] = int(hits[0])   # BFS order: the first is a shallowest one
-        return {"witness": witness,
-                "undetermined": bool(np.any(candidate & unexpanded[comp]))}
+        return witness, bool(np.any(candidate & unexpanded[comp]))
 
     def verdict(self, name: str, result, path_to: Callable[[int], List]):
         """The liveness Verdict for an Exploration (shortest path into a stuck component);
         `path_to(node)` gives the actions from the initial state to a node."""
-        found = self.stuck_nodes()
+        witness, undetermined = self.stuck_nodes()
         causes = {}
-        for cause, node in sorted(found["witness"].items(), key=lambda kv: kv[1]):
+        for cause, node in sorted(witness.items(), key=lambda kv: kv[1]):
             fp = self.fps[node]
             causes[cause] = Finding(name, f"a client waits forever ({cause})",
                                     path_to(node), fp, cause)
         if causes:
             first = min(causes.values(), key=lambda f: len(f.actions))
             return Verdict(name, VIOLATED, first, causes=dict(sorted(causes.items())))
-        if result.complete and not found["undetermined"]:
+        if result.complete and not undetermined:
             return Verdict(name, HOLDS)
         why = result.why_unknown() if not result.complete else \
             "a component could not be fully expanded"

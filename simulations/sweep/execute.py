@@ -14,7 +14,7 @@ import time
 from concurrent.futures import Executor, ProcessPoolExecutor, as_completed
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Callable, Dict, Iterator, List, Optional, Sequence, Tuple
+from typing import Any, Callable, Dict, Iterator, List, Optional, Sequence, Tuple
 
 from ..des import config as des_config
 from ..des.runner import run_replication
@@ -109,27 +109,28 @@ def _finished(path: Path) -> bool:
         return False
 
 
-def run_pending(pending: Sequence[dict], call: Callable[[dict], tuple],
-                keep: Callable[[dict, object], None], workers: int, scheduler: Optional[str],
-                total: int, unit: str, desc: str, progress: bool) -> None:
+def run_pending(pending: Sequence, call: Callable[[Any], tuple],
+                keep: Callable[[Any, Any], None], workers: int, scheduler: Optional[str],
+                total: int, unit: str, desc: str, progress: bool,
+                size: Callable[[Any], int] = lambda task: 1) -> None:
     """Submit `call(task)` (a tuple: a top-level function and its arguments) for every pending
     task on the executor, and hand each result to `keep(task, result)` in this process as it
     finishes (so whatever `keep` writes is complete or absent if the run is killed). A progress
-    bar counts `total`, the finished tasks included."""
+    bar counts `total` units, the finished ones included; a task is `size(task)` units."""
     bar = None
     if progress:
         from tqdm import tqdm
         # disable=None: no bar where stderr is not a terminal (CI logs, pipes), instead of a
         # carriage-return update per run
-        bar = tqdm(total=total, initial=total - len(pending), unit=unit, desc=desc,
-                   dynamic_ncols=True, disable=None)
+        bar = tqdm(total=total, initial=total - sum(size(t) for t in pending), unit=unit,
+                   desc=desc, dynamic_ncols=True, disable=None)
     if pending:
         with make_executor(workers, scheduler) as executor:
             futures = {executor.submit(*call(task)): task for task in pending}
             for future in as_completed(futures):
                 keep(futures[future], future.result())
                 if bar is not None:
-                    bar.update(1)
+                    bar.update(size(futures[future]))
     if bar is not None:
         bar.close()
 

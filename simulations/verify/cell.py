@@ -8,12 +8,12 @@ from __future__ import annotations
 import hashlib
 import inspect
 from pathlib import Path
-from typing import Optional
+from typing import List, Optional
 
 from model import NAMED_GATES, SystemConfig
 
 from ..explore.scope import Scope
-from ..explore.search import explore
+from ..explore.search import explore, explore_together
 from ..gates import load_gate
 from ..provenance import sources_hash
 from ..render.narrative import describe_action
@@ -44,13 +44,14 @@ def gate_source(gate: str) -> Optional[str]:
     return hashlib.sha256(text.encode()).hexdigest()[:16]
 
 
-def execute_cell(gate: str, scope_data: dict, max_states: int) -> dict:
-    """Worker entry point (top level, so any executor can pickle it): explore one cell and
-    return what the matrix needs: verdicts, trace lengths and the shortest trace of every
-    (property, cause), states, completeness, sometimes coverage, costs."""
+def _scope(scope_data: dict) -> Scope:
     budgets = {k: v for k, v in scope_data.items() if k != "system"}
-    scope = Scope(system=SystemConfig.from_mapping(scope_data["system"]), **budgets)
-    result = explore(scope, resolve(gate), max_states=max_states)
+    return Scope(system=SystemConfig.from_mapping(scope_data["system"]), **budgets)
+
+
+def _record(result) -> dict:
+    """What the matrix keeps of one exploration: verdicts, trace lengths and the shortest
+    trace of every (property, cause), states, completeness, sometimes coverage, costs."""
     properties, traces = {}, {}
     for name, verdict in result.verdicts().items():
         properties[name] = {"verdict": verdict.verdict, "trace_length": verdict.trace_length,
@@ -66,3 +67,18 @@ def execute_cell(gate: str, scope_data: dict, max_states: int) -> dict:
             "sometimes": result.sometimes,
             "costs": {name: len(f.actions) for name, f in sorted(result.costs.items())},
             "gate_error": result.gate_error.detail if result.gate_error else None}
+
+
+def execute_cell(gate: str, scope_data: dict, max_states: int) -> dict:
+    """Worker entry point (top level, so any executor can pickle it): explore one cell and
+    return what the matrix needs of it (`_record`)."""
+    return _record(explore(_scope(scope_data), resolve(gate), max_states=max_states))
+
+
+def execute_cells(gates: List[str], scope_data: dict, max_states: int) -> List[dict]:
+    """Worker entry point: the cells of one scope under several gates, explored together
+    (`explore_together`: the same records as `execute_cell` of each, computed once where the
+    gate does not matter)."""
+    found = explore_together(_scope(scope_data), [resolve(g) for g in gates],
+                             max_states=max_states)
+    return [_record(result) for result in found]

@@ -6,6 +6,10 @@ its source). The parent writes every finished cell to `DIR/cells/<key>.json` thr
 temporary file and a rename as it arrives, so a killed run loses at most the cells in flight and
 the same command skips every finished cell. Cells run on local processes or a Dask cluster (the
 sweep executors); the cell records do not depend on which.
+
+The unfinished cells of one scope (a deployment with its budgets and client, under several
+gates) run as one task that explores them together (`cell.execute_cells`: the searches share
+every transition the gate does not decide); each cell's record is the one it gets alone.
 """
 from __future__ import annotations
 
@@ -19,7 +23,7 @@ from ..explore.scope import Scope
 from ..provenance import write_atomic
 from ..runtime import cyclic_gc_paused
 from ..sweep.execute import run_pending
-from .cell import RESULT_SOURCES, execute_cell, gate_source, result_code_hash
+from .cell import RESULT_SOURCES, execute_cell, execute_cells, gate_source, result_code_hash
 from .space import Space, cell_scope, client_profile
 
 
@@ -53,28 +57,44 @@ def _load(path: Path) -> Optional[dict]:
         return None
 
 
-def _execute(policy: str, scope: Scope, max_states: int) -> dict:
-    """execute_cell in a worker, with the cyclic collector paused for the search."""
+def _execute(policies: List[str], scope: dict, max_states: int) -> List[dict]:
+    """The cells of one scope in a worker (together when there are several), with the cyclic
+    collector paused for the search."""
     with cyclic_gc_paused():
-        return execute_cell(policy, scope, max_states)
+        if len(policies) == 1:
+            return [execute_cell(policies[0], scope, max_states)]
+        return execute_cells(policies, scope, max_states)
+
+
+def by_scope(cells: List[dict], together: bool = True) -> List[List[dict]]:
+    """The cells grouped by scope (in first-seen order); each on its own if not `together`."""
+    if not together:
+        return [[cell] for cell in cells]
+    groups: Dict[str, List[dict]] = {}
+    for cell in cells:
+        groups.setdefault(json.dumps(cell["scope"], sort_keys=True), []).append(cell)
+    return list(groups.values())
 
 
 def run_space(space: Space, out: Path, workers: int = 1, scheduler: Optional[str] = None,
-              progress: bool = True) -> Dict[str, object]:
-    """Run every unfinished cell; returns the cell records (in plan order) and timings."""
+              progress: bool = True, together: bool = True) -> Dict[str, object]:
+    """Run every unfinished cell, those of one scope together unless `together` is False;
+    returns the cell records (in plan order) and timings."""
     cells = plan(space, out)
     todo = [c for c in cells if _load(c["path"]) is None]
     (out / "cells").mkdir(parents=True, exist_ok=True)
     start = time.perf_counter()
     explored = [0.0]
 
-    def keep(cell: dict, found: dict) -> None:
-        explored[0] += found["seconds"]
-        record = {k: v for k, v in cell.items() if k != "path"} | found
-        write_atomic(cell["path"], json.dumps(record, sort_keys=True))
+    def keep(group: List[dict], founds: List[dict]) -> None:
+        for cell, found in zip(group, founds):
+            explored[0] += found["seconds"]
+            record = {k: v for k, v in cell.items() if k != "path"} | found
+            write_atomic(cell["path"], json.dumps(record, sort_keys=True))
 
-    run_pending(todo, lambda c: (_execute, c["policy"], c["scope"], space.max_states),
-                keep, workers, scheduler, len(cells), "cell", space.title, progress)
+    run_pending(by_scope(todo, together),
+                lambda g: (_execute, [c["policy"] for c in g], g[0]["scope"], space.max_states),
+                keep, workers, scheduler, len(cells), "cell", space.title, progress, size=len)
     return {"records": [_load(c["path"]) for c in cells], "cells": len(cells),
             "ran": len(todo), "skipped": len(cells) - len(todo),
             "code": {"result_sources": ", ".join(RESULT_SOURCES), "sha256": result_code_hash()},

@@ -1,0 +1,264 @@
+"""One breadth-first search, expanded a depth layer at a time, and the transitions that searches
+of one deployment under several gates share.
+
+A `Search` keeps only fingerprints, parent pointers and compact arrays for the liveness check
+for the states it visited (plus its frontier). `expand_layer(depth)` expands every frontier
+state at that depth in the order they were reached, so a search driven layer by layer visits,
+finds and records exactly what it would in one loop.
+
+Searches of the same scope under different gates (the verification matrix's cells of one
+deployment) reach many of the same states at the same depth: everything before the first
+resumption, and whatever the gates decide alike. Every action but `Reconnect` is decided without
+the gate, so its outcome (successor state, events, their property hits, the successor's
+fingerprint) is a function of the state and the budgets left. `SharedTransitions` keeps those
+outcomes for the layer being expanded, keyed by the state's fingerprint and its exact hash
+(two independent 64-bit hashes), and a search that expands a state another search expanded at
+the same depth takes them instead of computing them again. Each search still runs its own
+gate for every `Reconnect` and keeps its own visited set, order, traces and verdicts, so what
+it finds is what it finds alone (a test compares the two).
+"""
+from __future__ import annotations
+
+from array import array
+from collections import deque
+from typing import Any, Callable, Deque, Dict, FrozenSet, List, Optional, Tuple
+
+from model import Drain, GateError, Reconnect, Stop, apply, enabled_actions, initial_state
+from model.actions import Action
+from model.policies import Gate
+from model.properties import COST, PROPERTIES, SAFETY, SOMETIMES, Hit, Property, hits_of
+from model.state import State
+from model.symmetry import Canonicalizer, Parts
+
+from .liveness import LivenessGraph, is_fair
+from .scope import BUDGET_NAMES, BUDGETED, Scope
+from .verdict import Finding
+
+Budget = Tuple[int, ...]
+_SPEND: Dict[type, int] = {kind: BUDGET_NAMES.index(name) for name, kind in BUDGETED.items()}
+_WAITING: Callable[..., Optional[str]] = next(
+    p.waiting for p in PROPERTIES if p.kind == "liveness" and p.waiting is not None)
+
+
+def spend(budget: Budget, action: object) -> Budget:
+    """The budgets left after `action` (listed only while its budget lasts: `exhausted`)."""
+    index = _SPEND.get(type(action))
+    if index is None:
+        return budget
+    return budget[:index] + (budget[index] - 1,) + budget[index + 1:]
+
+
+def exhausted(budget: Budget) -> FrozenSet[type]:
+    """The action kinds a state with these budgets left may not take: those whose budget is
+    spent, and drains once no restart is left (a drain only leads to a stop)."""
+    spent = {kind for kind, index in _SPEND.items() if budget[index] == 0}
+    if Stop in spent:
+        spent.add(Drain)
+    return frozenset(spent)
+
+
+#: what a transition led to: (successor, its budgets, its fingerprint, its fingerprint parts,
+#: the (property, hit) pairs of its events)
+Outcome = Tuple[State, Budget, int, Parts, List[Tuple[Property, Hit]]]
+#: a frontier entry: (state, budgets left, fingerprint, fingerprint parts, depth)
+Entry = Tuple[State, Budget, int, Parts, int]
+
+
+class SharedTransitions:
+    """The gate-independent outcomes of the layer being expanded, shared by searches of one
+    scope: (fingerprint, exact hash) of a state -> (its enabled actions, its outcome per
+    action, None where a search must compute it: a Reconnect, or one not reached yet).
+    Cleared at every new depth, so it holds one layer at most."""
+
+    def __init__(self) -> None:
+        self.depth = -1
+        self.outcomes: Dict[Tuple[int, int], Tuple[List[Action], List[Optional[Outcome]]]] = {}
+        self.hits = 0          # outcomes taken from another search
+        self.computed = 0      # outcomes computed and offered
+
+    def layer(self, depth: int) -> None:
+        if depth != self.depth:
+            self.depth, self.outcomes = depth, {}
+
+
+class Search:
+    """One breadth-first search: the frontier, the visited set and the bookkeeping that turns
+    transitions into findings (into `result`, an `Exploration`)."""
+
+    def __init__(self, scope: Scope, gate: Gate, symmetry: bool, graph: bool, result: Any,
+                 max_states: Optional[int] = None, max_depth: Optional[int] = None):
+        self.scope, self.gate, self.config = scope, gate, scope.system
+        self.max_states, self.max_depth = max_states, max_depth
+        self.canon = Canonicalizer(self.config, symmetry)
+        self.result = result
+        self.transitions = 0                 # counted here, copied into `result` by `close`
+        self.depth = 0
+        result.sometimes = {p.name: (False if p.applies(self.config) else None)
+                            for p in PROPERTIES if p.kind == SOMETIMES}
+        # The visited set: fingerprint -> node index, and per node index (compact arrays) its
+        # parent's index and the action taken there (an index into `actions`, each distinct
+        # action kept once); the node's fingerprint is self.live.fps[index].
+        self.index: Dict[int, int] = {}
+        self.parent = array("q")
+        self.via = array("l")
+        self.actions: List[object] = []
+        self.action_ids: Dict[object, int] = {}
+        self.live = LivenessGraph()
+        self.kinds: Dict[type, int] = {}     # transitions per action kind
+        self.exhausted: Dict[Budget, FrozenSet[type]] = {}
+        self.frontier: Deque[Entry] = deque()
+        self.cut = False
+        self.graph: Any = None
+        if graph:
+            import networkx as nx
+            self.graph = result.graph = nx.DiGraph()
+            result.parents = {}
+        state0, budget0 = initial_state(self.config), scope.budgets()
+        fp0, parts0 = self.canon.fingerprint(state0, budget0)
+        self.add_node(fp0, state0, -1, None, 0)
+        self.frontier.append((state0, budget0, fp0, parts0, 0))
+
+    @property
+    def active(self) -> bool:
+        """Something is left to expand."""
+        return bool(self.frontier) and not self.cut
+
+    def add_node(self, fp: int, state: State, parent: int, action: object, depth: int) -> int:
+        """Record a newly reached state (parent -1: the initial state); returns its index."""
+        cause = _WAITING(state, self.config)
+        idx = self.index[fp] = self.live.add_node(fp, cause)
+        self.parent.append(parent)
+        if action is None:
+            self.via.append(-1)
+        else:
+            code = self.action_ids.get(action)
+            if code is None:
+                code = self.action_ids[action] = len(self.actions)
+                self.actions.append(action)
+            self.via.append(code)
+        if self.graph is not None:
+            self.graph.add_node(fp, depth=depth, waiting=cause is not None)
+            self.result.parents[fp] = None if parent < 0 else \
+                (self.live.fps[parent], action)
+        return idx
+
+    def path(self, idx: int) -> List[object]:
+        """The actions from the initial state to node `idx`."""
+        actions: List[object] = []
+        while self.parent[idx] >= 0:
+            actions.append(self.actions[self.via[idx]])
+            idx = self.parent[idx]
+        return actions[::-1]
+
+    def record(self, u: int, action: object, hits: List[Tuple[Property, Hit]]) -> None:
+        """Findings, costs and sometimes situations of one transition from node `u`."""
+        r = self.result
+        for prop, hit in hits:
+            if prop.kind == SOMETIMES:
+                r.sometimes[prop.name] = True
+            elif prop.kind == COST:
+                if prop.name not in r.costs:
+                    r.costs[prop.name] = Finding(prop.name, hit.detail,
+                                                 self.path(u) + [action], self.live.fps[u],
+                                                 hit.cause)
+            elif prop.kind == SAFETY:   # judged or diagnostic: findings_of's safety ones
+                self._found(prop.name, hit.cause, hit.detail, u, action)
+
+    def _found(self, name: str, cause: str, detail: str, u: int, action: object) -> None:
+        r = self.result
+        if (name, cause) in r.by_cause:
+            return
+        finding = Finding(name, detail, self.path(u) + [action], self.live.fps[u], cause)
+        r.by_cause[(name, cause)] = finding
+        r.violations.setdefault(name, finding)
+
+    def _outcome(self, state: State, budget: Budget, parts: Parts, action: object, u: int,
+                 fp: int) -> Optional[Outcome]:
+        """Apply `action`; None if the gate raised (recorded: the search is then incomplete)."""
+        result = self.result
+        try:
+            new_state, events = apply(state, action, self.config, self.gate, check=False)
+        except GateError as exc:
+            if result.gate_error is None:
+                result.gate_error = Finding("gate_error", str(exc), self.path(u) + [action], fp)
+                result.incomplete.append(f"the gate raised ({exc}); those transitions were "
+                                         "skipped")
+            return None
+        spent = spend(budget, action)
+        hits: List[Tuple[Property, Hit]] = [pair for event in events for pair in hits_of(event)]
+        new_fp, new_parts = self.canon.fingerprint(new_state, spent, state, parts)
+        return new_state, spent, new_fp, new_parts, hits
+
+    def expand_layer(self, depth: int, shared: Optional[SharedTransitions] = None) -> None:
+        """Expand every frontier state at `depth`, in the order they were reached; with
+        `shared`, take the gate-independent outcomes other searches of this scope computed for
+        the same state at this depth, and offer the ones computed here."""
+        frontier, result, index, live = self.frontier, self.result, self.index, self.live
+        kinds = self.kinds
+        if shared is not None:
+            shared.layer(depth)
+        while frontier and not self.cut and frontier[0][4] == depth:
+            state, budget, fp, parts, _ = frontier.popleft()
+            self.depth = depth
+            if self.max_depth is not None and depth >= self.max_depth:
+                if not any("depth" in why for why in result.incomplete):
+                    result.incomplete.append(f"depth budget ({self.max_depth} steps) hit")
+                continue
+            u, whole = index[fp], True
+            without = self.exhausted.get(budget)
+            if without is None:
+                without = self.exhausted[budget] = exhausted(budget)
+            known: Optional[List[Optional[Outcome]]] = None
+            actions: List[Action]
+            if shared is None:
+                actions = enabled_actions(state, self.config, without)
+            else:
+                key = (fp, hash(state))
+                entry = shared.outcomes.get(key)
+                if entry is None:
+                    actions = enabled_actions(state, self.config, without)
+                    known = [None] * len(actions)
+                    shared.outcomes[key] = (actions, known)
+                else:
+                    actions, known = entry
+            for k, action in enumerate(actions):
+                outcome = known[k] if known is not None else None
+                if outcome is None:
+                    outcome = self._outcome(state, budget, parts, action, u, fp)
+                    if outcome is None:
+                        whole = False
+                        continue
+                    if shared is not None and known is not None and \
+                            type(action) is not Reconnect:
+                        known[k] = outcome
+                        shared.computed += 1
+                elif shared is not None:
+                    shared.hits += 1
+                new_state, spent, new_fp, new_parts, hits = outcome
+                self.transitions += 1
+                kind = type(action)
+                kinds[kind] = kinds.get(kind, 0) + 1
+                if hits:
+                    self.record(u, action, hits)
+                if self.graph is not None:
+                    self.graph.add_edge(fp, new_fp, action=type(action).__name__)
+                v = index.get(new_fp)
+                if v is None:
+                    if self.max_states is not None and len(index) >= self.max_states:
+                        result.incomplete.append(f"state budget ({self.max_states:,} states) "
+                                                 "hit")
+                        whole, self.cut = False, True
+                        break
+                    v = self.add_node(new_fp, new_state, u, action, depth + 1)
+                    frontier.append((new_state, spent, new_fp, new_parts, depth + 1))
+                if is_fair(action, state):
+                    live.add_edge(u, v)
+            if whole:
+                live.expanded(u)
+
+    def close(self) -> None:
+        """Copy what the search counted into its result (before the liveness verdict)."""
+        result = self.result
+        result.transitions = self.transitions
+        result.depth = self.depth
+        result.states = len(self.index)
