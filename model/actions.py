@@ -232,10 +232,12 @@ def work_start(config: SystemConfig, client) -> int:
     return config.messages_per_session
 
 
-def emit_possible(state: State, config: SystemConfig, token: int) -> bool:
-    """Some instance runs session `token` at its current generation and has work left."""
+def emit_possible(state: State, config: SystemConfig, token: int,
+                  on: Optional[int] = None) -> bool:
+    """Some instance (`on`, if given) runs session `token` at its current generation and has
+    work left."""
     h = holder(state, config, token)
-    return h is not None and \
+    return h is not None and (on is None or h == on) and \
         tget(state.instances[h].sessions, token).next_msg < config.messages_per_session
 
 

@@ -1,4 +1,5 @@
-"""Mappings as values: tuples of (key, value) pairs sorted by key.
+"""Mappings as values: tuples of (key, value) pairs sorted by key (every key is an int: a
+session token, a message index).
 
 A state stores every mapping this way, so two states that mean the same thing are the same
 value (equal and hashing equal) and an update shares everything it does not change.
@@ -6,31 +7,45 @@ Invariant kept by every function here: keys are unique and sorted.
 """
 from __future__ import annotations
 
-from bisect import bisect_left
 from typing import Any, Tuple
 
 Pairs = Tuple[Tuple[Any, Any], ...]
 
 
-def tget(pairs: Pairs, key: Any, default: Any = None) -> Any:
-    """Value for `key` in a sorted pair tuple, or `default` (binary search)."""
-    i = bisect_left(pairs, (key,))
-    if i < len(pairs) and pairs[i][0] == key:
-        return pairs[i][1]
+def _position(pairs: Pairs, key: int) -> int:
+    """The index of the first pair whose key is not below `key` (binary search on the keys
+    alone: compiled, this is several times faster than `bisect` over (key,) tuples)."""
+    lo, hi = 0, len(pairs)
+    while lo < hi:
+        mid = (lo + hi) >> 1
+        if pairs[mid][0] < key:
+            lo = mid + 1
+        else:
+            hi = mid
+    return lo
+
+
+def tget(pairs: Pairs, key: int, default: Any = None) -> Any:
+    """Value for `key` in a sorted pair tuple, or `default`."""
+    i = _position(pairs, key)
+    if i < len(pairs):
+        found = pairs[i]
+        if found[0] == key:
+            return found[1]
     return default
 
 
-def tset(pairs: Pairs, key: Any, value: Any) -> Pairs:
+def tset(pairs: Pairs, key: int, value: Any) -> Pairs:
     """A copy of `pairs` with `key` bound to `value`, still sorted by key."""
-    i = bisect_left(pairs, (key,))
+    i = _position(pairs, key)
     if i < len(pairs) and pairs[i][0] == key:
         return pairs[:i] + ((key, value),) + pairs[i + 1:]
     return pairs[:i] + ((key, value),) + pairs[i:]
 
 
-def tdel(pairs: Pairs, key: Any) -> Pairs:
+def tdel(pairs: Pairs, key: int) -> Pairs:
     """A copy of `pairs` without `key`."""
-    i = bisect_left(pairs, (key,))
+    i = _position(pairs, key)
     if i < len(pairs) and pairs[i][0] == key:
         return pairs[:i] + pairs[i + 1:]
     return pairs

@@ -37,7 +37,6 @@ from .state import (
     Stream,
     buffer_key,
     buffer_of,
-    holder,
     owner_of,
     replace_at,
     set_orphan,
@@ -96,7 +95,7 @@ def owes(config: SystemConfig, client: Client) -> bool:
 
 def can_emit(state: State, config: SystemConfig, instance: int, token: int) -> bool:
     """`instance` runs session `token` at its current generation and has work left to emit."""
-    return holder(state, config, token) == instance and emit_possible(state, config, token)
+    return emit_possible(state, config, token, on=instance)
 
 
 def stream_is_dead(state: State, config: SystemConfig, c: int) -> bool:

@@ -110,17 +110,32 @@ def parts_of(state: State, parent: Optional[State] = None,
              known: Optional[Parts] = None) -> Parts:
     """The Parts of `state`. Each client's and instance's hash is kept in the record itself
     (computed once per record), so a successor pays only for the records its action built;
-    the naming fields are reused from `known` (the parent's Parts) while they are the very
-    same values as in `parent`."""
+    with `known` (the parent's Parts), every part whose record is the very same as in
+    `parent` is taken from it."""
     registry, owners, affinity = state.registry, state.owners, state.affinity
-    if known is not None and parent is not None and registry is parent.registry and \
-            owners is parent.owners and affinity is parent.affinity:
+    clients, instances = state.clients, state.instances
+    if known is None or parent is None:
+        return Parts(tuple([_client_part(c) for c in clients]),
+                     tuple([_instance_part(i) for i in instances]),
+                     state.plain_hash(), _naming_part(registry, owners, affinity))
+    before_clients, before_instances = parent.clients, parent.instances
+    if clients is before_clients:
+        client_parts = known.clients
+    elif len(clients) == len(before_clients):
+        client_parts = tuple([known.clients[k] if c is before_clients[k] else _client_part(c)
+                              for k, c in enumerate(clients)])
+    else:
+        client_parts = tuple([_client_part(c) for c in clients])
+    if instances is before_instances:
+        instance_parts = known.instances
+    else:
+        instance_parts = tuple([known.instances[k] if i is before_instances[k]
+                                else _instance_part(i) for k, i in enumerate(instances)])
+    if registry is parent.registry and owners is parent.owners and affinity is parent.affinity:
         naming = known.naming
     else:
         naming = _naming_part(registry, owners, affinity)
-    return Parts(tuple([_client_part(c) for c in state.clients]),
-                 tuple([_instance_part(i) for i in state.instances]),
-                 state.plain_hash(), naming)
+    return Parts(client_parts, instance_parts, state.plain_hash(), naming)
 
 
 def renamed_hash(parts: Parts, cmap: Sequence[int], imap: Sequence[int], extra: tuple) -> int:
