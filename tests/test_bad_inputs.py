@@ -131,6 +131,10 @@ CASES = {
                                    "unknown policy 'nope'"),
     "bench --instances with des": (lambda t: ["bench", "des", "--instances", "2"],
                                    "goes with `bench explore` only"),
+    "bench --repeats 0": (lambda t: ["bench", "des", "--repeats", "0"],
+                          "--repeats N (N >= 1) goes with"),
+    "bench sweep --repeats": (lambda t: ["bench", "sweep", "--repeats", "2"],
+                              "goes with `bench des` or `bench explore`"),
     "verify --out on someone's folder": (
         lambda t: ["verify", "--space", str(ROOT / "simulations/spaces/reduced.toml"), "--out",
                    str(_foreign_folder(t))], "holds files this `verify` did not write"),

@@ -116,11 +116,22 @@ def test_a_missing_or_broken_config_file_is_named(tmp_path, capsys):
 
 
 def test_bench_des_prints_the_figures_and_their_ratio(capsys):
-    assert main(["bench", "des", "--duration", "120", "--json"]) == 0
+    assert main(["bench", "des", "--duration", "120", "--repeats", "3", "--json"]) == 0
     figures = json.loads(capsys.readouterr().out)
     assert figures["transitions"] > 0 and figures["timeouts_per_cpu_s"] > 0
     assert figures["ratio"] == pytest.approx(
         figures["transitions_per_cpu_s"] / figures["timeouts_per_cpu_s"])
+    # the figures are those of the back-to-back pair with the median ratio
+    assert figures["repeats"] == 3 and len(figures["ratios"]) == 3
+    assert round(figures["ratio"], 4) == sorted(figures["ratios"])[1]
+
+
+def test_the_median_pair_is_the_lower_middle_of_the_ratios():
+    from simulations.bench import _median_pair
+    pairs = [{"ratio": r, "rate": r * 10} for r in (0.3, 0.1, 0.4, 0.2)]
+    chosen = _median_pair(pairs)
+    assert chosen["ratio"] == 0.2 and chosen["rate"] == 2.0
+    assert chosen["ratios"] == [0.3, 0.1, 0.4, 0.2] and chosen["repeats"] == 4
 
 
 def test_unknown_benchmark_is_a_usage_error(capsys):

@@ -26,6 +26,9 @@ def add_parser(verbs) -> None:
     p.add_argument("--instances", type=int, default=None, metavar="N",
                    help="explore: also explore the default scope with N instances in a fresh "
                         "process and report its wall time and peak memory")
+    p.add_argument("--repeats", type=int, default=None, metavar="N",
+                   help="des, explore: measure the engine and its yardstick back to back N "
+                        "times and report the median ratio (default: des 5, explore 3)")
     p.add_argument("--json", action="store_true", help="print the figures as JSON")
     p.set_defaults(handler=run)
 
@@ -38,8 +41,11 @@ def run(args: argparse.Namespace) -> int:
     parse_policies(args.policy, one="a benchmark")
     if args.instances is not None and (args.target != "explore" or args.instances < 1):
         raise UsageError("--instances N (N >= 1) goes with `bench explore` only")
-    result = {"des": lambda: bench.des(args.policy, args.duration),
-              "explore": lambda: bench.explore_default(args.policy),
+    if args.repeats is not None and (args.target == "sweep" or args.repeats < 1):
+        raise UsageError("--repeats N (N >= 1) goes with `bench des` or `bench explore`")
+    repeats = {} if args.repeats is None else {"repeats": args.repeats}
+    result = {"des": lambda: bench.des(args.policy, args.duration, **repeats),
+              "explore": lambda: bench.explore_default(args.policy, **repeats),
               "sweep": bench.sweep}[args.target]()
     if args.instances is not None:
         result["larger_scope"] = bench.explore_scope(args.policy, args.instances)
