@@ -22,6 +22,14 @@ def test_notebooks_are_committed_without_outputs(path):
 
 
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.stem)
+def test_every_notebook_cell_has_a_unique_id(path):
+    """nbformat 4.5 cell ids (a missing one is a warning today and an error in later nbformat
+    versions; 05 was committed without three)."""
+    ids = [cell.get("id") for cell in json.loads(path.read_text())["cells"]]
+    assert None not in ids and len(set(ids)) == len(ids)
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.stem)
 def test_notebooks_stay_thin(path):
     """No protocol logic in notebooks: no policy or transition is defined in them, only the
     bring-your-own-gate example of 04."""
