@@ -20,9 +20,7 @@ from model.properties import LABELS
 from . import figures, inputs, render
 from .figures import manifest_hash
 from .provenance import write_atomic
-from .verify import lookup
-
-MATRIX = Path("results/verification/matrix")
+from .verify import MATRIX, lookup
 
 QUESTION = (
     "When must an MCP server refuse to resume a stream? A resumption (`GET` + `Mcp-Session-Id`"

@@ -6,7 +6,6 @@ import json
 
 import model
 
-from .. import bench
 from .arguments import parse_policies
 from .errors import UsageError
 
@@ -34,6 +33,7 @@ def add_parser(verbs) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from .. import bench
     if args.target not in TARGETS:
         raise UsageError(f"unknown benchmark {args.target!r}; valid: {', '.join(TARGETS)}")
     if args.duration <= 0:

@@ -9,11 +9,7 @@ from model import POLICIES, ConfigError, SystemConfig
 
 from ..clients import AUTO, CONFIG, PROFILES, resolve_client, unknown_client, with_client
 from ..des.config import apply_overrides
-from ..explore.diagram import sequence_diagram
-from ..explore.graph import write_graphml
-from ..explore.report import exploration_json, exploration_text
 from ..explore.scope import BUDGET_NAMES, Scope, default_system
-from ..explore.search import explore
 from ..inputs import check_file_out, check_folder_out
 from ..runtime import cyclic_gc_paused
 from .arguments import checked, parse_policies, user_gate
@@ -81,6 +77,8 @@ def build_scope(args: argparse.Namespace) -> Scope:
 
 
 def run(args: argparse.Namespace) -> int:
+    from ..explore.report import exploration_json, exploration_text
+    from ..explore.search import explore
     problem = unknown_client(args.client)
     if problem is not None:
         raise UsageError(f"--client: {problem}")
@@ -105,9 +103,11 @@ def run(args: argparse.Namespace) -> int:
     verdicts = result.verdicts()
     files = []
     if args.graphml is not None:
+        from ..explore.graph import write_graphml  # networkx: only when asked
         write_graphml(result, args.graphml)
         files.append(str(args.graphml))
     if args.figures is not None:
+        from ..explore.diagram import sequence_diagram  # matplotlib: only when asked
         for name, verdict in verdicts.items():
             if verdict.finding is not None:
                 files.extend(str(p) for p in sequence_diagram(

@@ -4,7 +4,6 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from ..figures import make_figures
 from ..inputs import check_sweep_folder, folder_kind
 from .arguments import checked
 from .errors import UsageError
@@ -20,6 +19,7 @@ def add_parser(verbs) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from ..figures import make_figures
     folder = args.folder
     if not folder.is_dir():
         raise UsageError(f"{folder}: {'is a file, not' if folder.exists() else 'no such'} "

@@ -4,7 +4,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from ..report import MATRIX, describe_folder, write_report
+from ..verify import MATRIX
 from .errors import UsageError
 
 
@@ -23,6 +23,7 @@ def add_parser(verbs) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from ..report import describe_folder, write_report
     problem = describe_folder(args.folder)
     if problem:
         raise UsageError(problem)

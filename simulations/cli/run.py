@@ -8,9 +8,6 @@ from pathlib import Path
 from model import ConfigError
 
 from ..des import config as des_config
-from ..des.precision import run_to_precision
-from ..des.runner import replication_seeds, run_comparison
-from ..des.stats import summarize
 from ..inputs import add_precision_arguments, check_out, check_precision
 from ..provenance import manifest, write_atomic, write_json
 from ..render import comparison_text
@@ -48,6 +45,9 @@ def add_parser(verbs) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from ..des.precision import run_to_precision
+    from ..des.runner import replication_seeds, run_comparison
+    from ..des.stats import summarize
     policies = parse_policies(args.policies, "--policies", rows=True)
     checked(check_precision, args.precision, args.max_replications)
     try:

@@ -7,13 +7,9 @@ from pathlib import Path
 
 from model import ConfigError
 
-from .. import figures
 from ..inputs import add_precision_arguments, check_out, check_precision
 from ..render import text
 from ..sweep import spec as sweep_spec
-from ..sweep.execute import check_scheduler, des_code, plan, run_sweep
-from ..sweep.precision import unmet
-from ..sweep.results import rows, write
 from .arguments import checked
 from .errors import UsageError
 
@@ -40,6 +36,7 @@ def add_parser(verbs) -> None:
 
 def _summary(spec, frame) -> str:
     """One screen: per policy and first grid key, sessions with a duplicate or a stall."""
+    from .. import figures
     key = f"param.{spec.grid[0][0]}"
     others = [f"param.{k}" for k, _ in spec.grid[1:]]
     base = spec.base_config
@@ -66,6 +63,9 @@ def _summary(spec, frame) -> str:
 
 
 def run(args: argparse.Namespace) -> int:
+    from ..sweep.execute import check_scheduler, des_code, plan, run_sweep
+    from ..sweep.precision import unmet
+    from ..sweep.results import rows, write
     if args.workers < 1:
         raise UsageError("--workers must be >= 1")
     try:

@@ -8,9 +8,7 @@ from pathlib import Path
 from model import NAMED_GATES, POLICIES, ConfigError
 
 from ..inputs import InputFileError, check_out
-from ..sweep.execute import check_scheduler
 from ..verify.matrix import cell_json, failing, summary, write_outputs
-from ..verify.run import run_space
 from ..verify.space import load
 from .arguments import checked, parse_policies, user_gate
 from .errors import UsageError
@@ -62,6 +60,8 @@ def _gates(args) -> list:
 
 
 def run(args: argparse.Namespace) -> int:
+    from ..sweep.execute import check_scheduler
+    from ..verify.run import run_space
     gates = _gates(args)
     try:
         space = load(args.space, gates)

@@ -6,3 +6,7 @@
   exceptions.py  named exceptions: where no gate can make a property hold, and why
   matrix.py      verdicts.csv, cells.jsonl, VERIFY.md and manifest.json from the cell records
 """
+from pathlib import Path
+
+#: where `make verification` writes the committed verification matrix
+MATRIX = Path("results/verification/matrix")
