@@ -1,8 +1,8 @@
 """The fleet's session registry: LocalRegistry (per process) and RedisRegistry (shared, on a real
 redis-server the harness starts) behave alike and like a reference dict; TTLs expire records
 (idle renewed by touch, absolute never extended); two processes on one Redis see one registry
-and a racing adopt has exactly one winner; view_fields is build_view's rule."""
-import itertools
+and a racing adopt has exactly one winner (against a reference model on random sequences:
+test_registry_reference.py; view_fields: test_registry_view.py)."""
 import math
 import subprocess
 import sys
@@ -12,40 +12,19 @@ from pathlib import Path
 
 import anyio
 import pytest
-from conformance_support import require_conformance
-from hypothesis import given
-from hypothesis import strategies as st
+from registry_support import FakeClock, fresh_prefix, perform, race, redis_server, run_with
 
 from mcp_resume_guard import (
     LocalRegistry,
     RedisRegistry,
     SessionExistsError,
     SessionRecord,
-    view_fields,
 )
-from model import SystemConfig, apply, enabled_actions, initial_state
-from model.observe import build_view
-from model.protocol import ResumeRequest
-from model.servers import Instance, LiveSession
-from model.servers import SessionRecord as ModelRecord
-from model.state import State
-from simulations.conformance.processes import Processes
-from simulations.conformance.redis_server import RedisServer
 
 ROOT = Path(__file__).resolve().parent.parent
-_PREFIXES = itertools.count()
-
-
-def fresh_prefix() -> str:
-    """A key prefix no other test uses: tests share one server without flushing it."""
-    return f"test:{next(_PREFIXES)}:"
-
-
 @pytest.fixture(scope="module")
 def redis_url(tmp_path_factory):
-    require_conformance(need_redis=True)
-    with Processes(tmp_path_factory.mktemp("registry")) as procs:
-        yield RedisServer(procs).start().url
+    yield from redis_server(tmp_path_factory)
 
 
 @pytest.fixture(params=["local", "redis"])
@@ -55,26 +34,6 @@ def make(request):
         return LocalRegistry
     url = request.getfixturevalue("redis_url")
     return lambda **ttls: RedisRegistry(url, prefix=fresh_prefix(), **ttls)
-
-
-async def race(*calls):
-    """Run the zero-argument async callables concurrently; their results, in order."""
-    results = [None] * len(calls)
-
-    async def one(index, call):
-        results[index] = await call()
-    async with anyio.create_task_group() as tg:
-        for index, call in enumerate(calls):
-            tg.start_soon(one, index, call)
-    return results
-
-
-def run_with(registry, body):
-    """`await body(registry)` in a fresh event loop, closing the registry after."""
-    async def main():
-        async with registry:
-            return await body(registry)
-    return anyio.run(main)
 
 
 # --- the interface, on both implementations ---------------------------------------------------
@@ -211,14 +170,6 @@ def test_the_absolute_ttl_expires_a_session_however_often_it_is_touched(make):
     run_with(make(idle_ttl=30, absolute_ttl=0.4), body)
 
 
-class FakeClock:
-    def __init__(self) -> None:
-        self.now = 100.0
-
-    def __call__(self) -> float:
-        return self.now
-
-
 def test_local_ttls_on_an_injected_clock():
     clock = FakeClock()
     reg = LocalRegistry(idle_ttl=10, absolute_ttl=25, clock=clock)
@@ -340,183 +291,6 @@ def test_a_registry_given_a_client_leaves_it_open(redis_url):
         assert (await RedisRegistry(client, prefix=reg.prefix).get("s")).generation == 1
         await client.aclose()
     anyio.run(main)
-
-
-# --- both implementations and a reference model, on random sequences ----------------------------
-
-SIDS = ("a", "b")
-# adopt's seen generation is the stored one plus an offset (mostly 0: a winning adopt)
-OPS = st.lists(st.one_of(
-    st.tuples(st.sampled_from(["create", "get", "touch", "forget"]), st.sampled_from(SIDS)),
-    st.tuples(st.just("adopt"), st.sampled_from(SIDS), st.sampled_from([0, 0, 0, 1, -1])),
-    st.tuples(st.just("advance"), st.sampled_from([0.0, 0.5, 1.0, 2.5, 7.0]))),
-    min_size=4, max_size=50)
-TTL = st.sampled_from([None, 2.0, 5.0])
-
-
-class Reference:
-    """What the registry must answer, as a dict of session -> (generation, created, touched)."""
-
-    def __init__(self, clock, idle_ttl=None, absolute_ttl=None) -> None:
-        self.clock, self.idle, self.cap, self.records = clock, idle_ttl, absolute_ttl, {}
-
-    def live(self, sid):
-        rec = self.records.get(sid)
-        if rec is not None:
-            gen, created, touched = rec
-            deadline = min(math.inf if self.idle is None else touched + self.idle,
-                           math.inf if self.cap is None else created + self.cap)
-            if self.clock() >= deadline:
-                del self.records[sid]
-                return None
-        return rec and SessionRecord(sid, *rec)
-
-    def resolve(self, op, sid, *arg):
-        """The operation's arguments, adopt's offset made a generation (at least 1)."""
-        if op != "adopt":
-            return (sid,)
-        rec = self.live(sid)
-        return sid, max(1, (1 if rec is None else rec.generation) + arg[0])
-
-    def step(self, op, sid, *arg):
-        now, rec = self.clock(), self.live(sid)
-        if op == "create":
-            if rec is not None:
-                return "exists"
-            self.records[sid] = (1, now, now)
-            return SessionRecord(sid, 1, now, now)
-        if op == "get":
-            return rec
-        if op == "forget":
-            self.records.pop(sid, None)
-            return rec is not None
-        if rec is None or (op == "adopt" and rec.generation != arg[0]):
-            return False if op == "touch" else None
-        gen = rec.generation + (op == "adopt")
-        self.records[sid] = (gen, rec.created, now)
-        return True if op == "touch" else SessionRecord(sid, gen, rec.created, now)
-
-
-async def perform(reg, op, sid, *arg):
-    if op == "create":
-        try:
-            return await reg.create(sid)
-        except SessionExistsError:
-            return "exists"
-    return await getattr(reg, op)(sid, *arg)
-
-
-def shape(answer):
-    """An answer without its times (the Redis server's clock is not the test's)."""
-    return (answer.session_id, answer.generation) if isinstance(answer, SessionRecord) \
-        else answer
-
-
-@given(ops=OPS, idle_ttl=TTL, absolute_ttl=TTL)
-def test_local_registry_is_the_reference_model_ttls_included(ops, idle_ttl, absolute_ttl):
-    clock = FakeClock()
-    ref = Reference(clock, idle_ttl, absolute_ttl)
-
-    async def body(reg):
-        for op, *args in ops:
-            if op == "advance":
-                clock.now += args[0]
-            else:
-                args = ref.resolve(op, *args)
-                assert await perform(reg, op, *args) == ref.step(op, *args), (op, args)
-    run_with(LocalRegistry(idle_ttl, absolute_ttl, clock=clock), body)
-
-
-@given(ops=OPS)
-def test_local_and_redis_registries_and_the_reference_answer_alike(redis_url, ops):
-    """Without TTLs: every answer equal (times aside), `created` fixed for a record's life,
-    `touched` never going back, and the final contents equal."""
-    ref = Reference(time.monotonic)
-
-    async def main():
-        async with LocalRegistry() as local, \
-                RedisRegistry(redis_url, prefix=fresh_prefix()) as shared:
-            created = {}
-            for op, *args in ops:
-                if op == "advance":
-                    continue
-                args = ref.resolve(op, *args)
-                expected = shape(ref.step(op, *args))
-                answers = [await perform(reg, op, *args) for reg in (local, shared)]
-                assert [shape(a) for a in answers] == [expected, expected], (op, args)
-                answer = answers[1]
-                sid = args[0]
-                if op == "forget":
-                    created.pop(sid, None)
-                if isinstance(answer, SessionRecord):
-                    assert created.setdefault(sid, answer.created) == answer.created
-                    assert answer.touched >= answer.created
-            for sid in SIDS:
-                expected = shape(ref.live(sid))
-                assert shape(await local.get(sid)) == shape(await shared.get(sid)) == expected
-    anyio.run(main)
-
-
-# --- view_fields is build_view's rule -----------------------------------------------------------
-
-def model_fields(state, config, instance, token):
-    view = build_view(state, config, instance, ResumeRequest(token, None))
-    return view.registry_has_session, view.held_locally, view.recreates, view.generation
-
-
-def our_fields(state, config, instance, token):
-    found = dict(state.registry).get(token)
-    live = dict(state.instances[instance].sessions).get(token)
-    record = None if found is None else SessionRecord(str(token), found.generation, 0.0, 0.0)
-    return view_fields(record, None if live is None else live.generation,
-                       shared=config.store == "shared")
-
-
-GENERATION = st.one_of(st.none(), st.integers(1, 3))
-
-
-@given(store=st.sampled_from(["shared", "local"]),
-       registry=st.tuples(GENERATION, GENERATION),
-       held=st.tuples(st.tuples(GENERATION, GENERATION), st.tuples(GENERATION, GENERATION)))
-def test_view_fields_matches_build_view_on_any_registry_and_holdings(store, registry, held):
-    config = SystemConfig(instances=2, store=store)
-    instances = tuple(Instance("up", 1, tuple(
-        (token, LiveSession(0, 0, gen, 0, 0)) for token, gen in enumerate(gens, 1)
-        if gen is not None)) for gens in held)
-    state = State((), instances, tuple((token, ModelRecord(0, 0, gen))
-                                       for token, gen in enumerate(registry, 1) if gen is not None))
-    for instance in range(2):
-        for token in (1, 2):
-            assert our_fields(state, config, instance, token) == \
-                model_fields(state, config, instance, token)
-
-
-@given(store=st.sampled_from(["shared", "local"]), gate=st.sampled_from(["naive", "strict"]),
-       picks=st.lists(st.integers(0, 10 ** 6), max_size=40))
-def test_view_fields_matches_build_view_along_model_runs(store, gate, picks):
-    """Random walks of the model (the naive gate recreates sessions on another instance)."""
-    config = SystemConfig(instances=2, clients=2, messages_per_session=4, messages_per_call=2,
-                          store=store)
-    state = initial_state(config)
-    for pick in picks:
-        actions = enabled_actions(state, config)
-        if not actions:
-            break
-        state, _ = apply(state, actions[pick % len(actions)], config, gate)
-        for instance in range(config.instances):
-            for token in range(1, state.next_token + 1):
-                assert our_fields(state, config, instance, token) == \
-                    model_fields(state, config, instance, token)
-
-
-def test_view_fields_on_the_cases_by_name():
-    rec = SessionRecord("s", 2, 0.0, 0.0)
-    assert view_fields(rec, 2, shared=True) == (True, True, False, 2)
-    assert view_fields(rec, 1, shared=True) == (True, False, True, 3)     # stale: recreates
-    assert view_fields(rec, None, shared=True) == (True, False, True, 3)
-    assert view_fields(None, 1, shared=True) == (False, False, False, None)
-    assert view_fields(rec, 1, shared=False) == (True, True, False, 1)
-    assert view_fields(None, None, shared=False) == (False, False, False, None)
 
 
 # --- construction and packaging -----------------------------------------------------------------

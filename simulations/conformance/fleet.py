@@ -80,7 +80,8 @@ def run_cell(scenario: str, policy: str, workdir: Path,
              overrides: Optional[dict] = None) -> FleetRow:
     """One (scenario, policy) cell: the model's run, then the same actions on a real fleet;
     `overrides`: of the scenario's deployment, on both sides."""
-    from .differential.lockstep import VOCABULARY, Disagreement, Lockstep
+    from .differential.disagreement import Disagreement
+    from .differential.lockstep import VOCABULARY, Lockstep
     started = time.monotonic()
     run = model_run(scenario, policy, True, overrides)
     model, matrix = _violations(run), _violations(model_run(scenario, policy, False, overrides))

@@ -125,7 +125,7 @@ class FindingRow(NamedTuple):
 def replay(finding: Finding, lock: "Lockstep") -> Optional[str]:
     """Run the finding's sequence in lockstep; None when the model and the server agree at
     every step, else the disagreement."""
-    from .lockstep import Disagreement
+    from .disagreement import Disagreement
     try:
         for action in finding.sequence:
             lock.step(action)

@@ -46,6 +46,7 @@ from ..predict import DEPLOYMENTS
 from ..probe import STEP_PREFIX
 from ..processes import ServerInstance
 from ..wire import SSE, WireClient
+from .disagreement import Disagreement
 from .streams import QUIET_WAIT, OpenStream, StreamPool, headers
 
 #: the model actions a sequence draws from (the others have no real counterpart here: the
@@ -64,24 +65,6 @@ def deployment(server: str, instances: int, clients: int, messages: int,
                           lb="random", messages_per_session=messages, messages_per_call=messages,
                           buffer_capacity=capacity, **overrides)
     return with_client(config, "spec"), policy
-
-
-class Disagreement(AssertionError):
-    """The model and the real servers differ at a step. One subclass per kind, so Hypothesis
-    shrinks each kind separately (it tells failures apart by type)."""
-
-    kind = "disagreement"
-    _kinds: Dict[str, type] = {}
-
-    def __init__(self, what: str, sequence: List[str]) -> None:
-        super().__init__(f"{what}\n  after: " + "; ".join(sequence))
-        self.what, self.sequence = what, tuple(sequence)
-
-    @classmethod
-    def of(cls, kind: str) -> type:
-        if kind not in cls._kinds:
-            cls._kinds[kind] = type(f"{kind.title()}Disagreement", (cls,), {"kind": kind})
-        return cls._kinds[kind]
 
 
 @dataclass

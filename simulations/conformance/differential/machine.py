@@ -16,8 +16,9 @@ from typing import Callable, Dict, List, Optional
 from model.actions import Stop
 
 from ..processes import Processes
+from .disagreement import Disagreement
 from .lockstep import VOCABULARY as KIND_ORDER
-from .lockstep import Disagreement, Lockstep, deployment
+from .lockstep import Lockstep, deployment
 from .scope import SCOPE, STOPS_PER_SEQUENCE
 
 
