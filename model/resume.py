@@ -88,6 +88,8 @@ def initialize(state: State, config: SystemConfig, c: int, instance: int) -> Tup
 
 def owes(config: SystemConfig, client: Client) -> bool:
     """The client still lacks some message of its work that it was not told it lost."""
+    if len(client.applied) + len(client.missed) < config.messages_per_session:
+        return True     # fewer applied or lost than its work holds: some message is neither
     done = {k for k, _ in client.applied}
     return any(m not in done and m not in client.missed
                for m in range(config.messages_per_session))

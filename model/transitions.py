@@ -6,7 +6,7 @@ changes. Server-side actions live here; client-side ones in `model.client_side`,
 """
 from __future__ import annotations
 
-from typing import Any, NamedTuple, Optional, Sequence, Set, Tuple, Union
+from typing import Any, NamedTuple, Optional, Set, Tuple, Union
 
 from .actions import (
     Arrive,
@@ -95,26 +95,39 @@ def emit(state: State, config: SystemConfig, token: int) -> Tuple[State, list]:
 
 def _changed_keys(old: Pairs, new: Pairs, into: Set[int]) -> None:
     """Add to `into` every key that one of two sorted pair tuples binds and the other does not
-    bind to the very same value."""
+    bind to the very same value. An update (`model.pairs`) shares every pair it keeps, so the
+    pairs both tuples begin and end with, object for object, are skipped before the two middles
+    are merged by key."""
     if old is new:
         return
-    i = j = 0
-    while i < len(old) and j < len(new):
+    n_old, n_new = len(old), len(new)
+    lo, common = 0, min(n_old, n_new)
+    while lo < common and old[lo] is new[lo]:
+        lo += 1
+    while n_old > lo and n_new > lo and old[n_old - 1] is new[n_new - 1]:
+        n_old -= 1
+        n_new -= 1
+    i = j = lo
+    while i < n_old and j < n_new:
         a, b = old[i], new[j]
-        if a is b:
-            i, j = i + 1, j + 1
-        elif a[0] == b[0]:
+        key_a: int = a[0]
+        key_b: int = b[0]
+        if key_a == key_b:
             if a[1] is not b[1]:
-                into.add(a[0])
+                into.add(key_a)
             i, j = i + 1, j + 1
-        elif a[0] < b[0]:
-            into.add(a[0])
+        elif key_a < key_b:
+            into.add(key_a)
             i += 1
         else:
-            into.add(b[0])
+            into.add(key_b)
             j += 1
-    into.update(key for key, _ in old[i:])
-    into.update(key for key, _ in new[j:])
+    while i < n_old:
+        into.add(old[i][0])
+        i += 1
+    while j < n_new:
+        into.add(new[j][0])
+        j += 1
 
 
 def _touched_sessions(before: State, after: State) -> Set[int]:
@@ -133,11 +146,6 @@ def _touched_sessions(before: State, after: State) -> Set[int]:
         else:
             _changed_keys(old.sessions, new.sessions, touched)
     return touched
-
-
-def _streams_on(client: Client, tokens: Set[int]) -> bool:
-    """The client has a stream open on one of these sessions."""
-    return client.stream is not None and client.stream.token in tokens
 
 
 #: True: after a transition, re-judge only the streams it could have made dead (mark_stalls'
@@ -159,19 +167,21 @@ def mark_stalls(state: State, config: SystemConfig,
     reached from, in which every dead stream was flagged already (apply keeps that invariant):
     only the clients that changed and the streams of sessions whose registry record, live
     sessions or holding instance changed are looked at."""
-    clients: Sequence[int] = range(len(state.clients))
-    if before is not None and len(state.instances) == len(before.instances):
-        touched = _touched_sessions(before, state)
-        old = before.clients
-        clients = [c for c in clients
-                   if c >= len(old) or state.clients[c] is not old[c] or
-                   _streams_on(state.clients[c], touched)]
+    incremental = before is not None and len(state.instances) == len(before.instances)
+    old: Tuple[Client, ...] = before.clients if before is not None and incremental else ()
+    after = state
+    touched: Optional[Set[int]] = None
     events: list = []
-    for c in clients:
-        client = state.clients[c]
+    for c, client in enumerate(after.clients):
         stream = client.stream
-        if client.phase != "open" or stream is None or client.inflight or stream.stalled or \
-                not stream_is_dead(state, config, c):
+        if client.phase != "open" or stream is None or client.inflight or stream.stalled:
+            continue      # it cannot be newly dead
+        if incremental and c < len(old) and client is old[c]:
+            if touched is None:       # the sessions this transition touched, once
+                touched = _touched_sessions(before, after) if before is not None else set()
+            if stream.token not in touched:
+                continue  # the client, its session and the session's holder are as they were
+        if not stream_is_dead(state, config, c):
             continue
         client = client.replace(stream=stream.replace(stalled=True))
         state = state.replace(clients=replace_at(state.clients, c, client))

@@ -155,3 +155,43 @@ def test_stall_marking_after_a_transition_is_the_full_scan(system, policy, choic
         after, _ = transition(state, system, gate, action)
         assert mark_stalls(after, system, state) == mark_stalls(after, system)
         state = apply(state, action, system, gate, check=False).state
+
+
+def _pairs_after(base, edits):
+    """`base` (sorted pairs) after a run of tset (a fresh value) and tdel edits."""
+    from model.pairs import tdel, tset
+    pairs = base
+    for key, delete in edits:
+        pairs = tdel(pairs, key) if delete else tset(pairs, key, object())
+    return pairs
+
+
+@settings(max_examples=300, deadline=None)
+@given(keys=st.sets(st.integers(0, 40), max_size=25),
+       edits=st.lists(st.tuples(st.integers(0, 45), st.booleans()), max_size=6))
+def test_changed_keys_are_the_keys_an_update_touched(keys, edits):
+    """The diff skips the pairs both tuples share at either end, then merges the middles: the
+    keys it reports are those the two bind differently (a value is compared by identity)."""
+    from model.transitions import _changed_keys
+    base = tuple((key, object()) for key in sorted(keys))
+    after = _pairs_after(base, edits)
+    found: set = set()
+    _changed_keys(base, after, found)
+    old, new = dict(base), dict(after)
+    assert found == {k for k in old.keys() | new.keys() if old.get(k) is not new.get(k)}
+    reverse: set = set()
+    _changed_keys(after, base, reverse)
+    assert reverse == found
+
+
+@settings(max_examples=300, deadline=None)
+@given(messages=st.integers(1, 6),
+       applied=st.sets(st.integers(0, 7), max_size=7), missed=st.sets(st.integers(0, 7)))
+def test_a_client_owes_what_it_neither_applied_nor_was_told_it_lost(messages, applied, missed):
+    from model.resume import owes
+    from model.state import Client
+    system = default_system().replace(messages_per_session=messages)
+    client = Client("open", applied=tuple((m, (1, 1)) for m in sorted(applied)),
+                    missed=frozenset(missed))
+    assert owes(system, client) == any(m not in applied and m not in missed
+                                       for m in range(messages))
