@@ -26,7 +26,7 @@ def real_run(tmp_path_factory):
     require_conformance(need_nginx=True, servers=SERVERS, cases=CASES)
     out = tmp_path_factory.mktemp("conformance")
     proc = subprocess.run([sys.executable, "-m", "simulations", "conformance", "--json",
-                           "--out", str(out), "--logs", str(out / "logs")],
+                           "--workers", "3", "--out", str(out), "--logs", str(out / "logs")],
                           capture_output=True, text=True, timeout=900)
     return proc, out
 
@@ -93,8 +93,8 @@ def test_every_policy_behind_the_guard_does_what_the_model_says(tmp_path):
     with the model's prediction for that policy (make conformance runs every case)."""
     require_conformance(need_nginx=True, servers=GUARDED)
     cases = ("evicted_cursor", "foreign_cursor", "unknown_session", "evicted_cursor_sdk_client")
-    argv = [sys.executable, "-m", "simulations", "conformance", "--json", "--out",
-            str(tmp_path / "out"), "--logs", str(tmp_path / "logs")]
+    argv = [sys.executable, "-m", "simulations", "conformance", "--json", "--workers", "3",
+            "--out", str(tmp_path / "out"), "--logs", str(tmp_path / "logs")]
     argv += [a for server in GUARDED for a in ("--server", server)]
     argv += [a for case in cases for a in ("--case", case)]
     proc = subprocess.run(argv, capture_output=True, text=True, timeout=600)

@@ -101,6 +101,7 @@ def test_sequences_offer_every_kind_the_harness_can_do():
     (["--differential", "--steps", "0"], "--steps must be >= 1, got 0"),
     (["--differential", "--seed", "-1"], "--seed must be >= 0, got -1"),
     (["--seed", "3"], "--seed needs --differential"),
+    (["--differential", "--workers", "0"], "--workers must be >= 1, got 0"),
 ])
 def test_bad_differential_arguments_are_one_line_and_exit_2(argv, message, tmp_path, capsys):
     assert main(["conformance", "--out", str(tmp_path / "out")] + argv) == 2
@@ -114,7 +115,8 @@ def differential(tmp_path_factory):
     require_conformance(servers=SERVERS)
     out = tmp_path_factory.mktemp("differential")
     proc = subprocess.run([sys.executable, "-m", "simulations", "conformance", "--differential",
-                           "--examples", "50", "--seed", "7", "--json", "--out", str(out / "r"),
+                           "--examples", "50", "--seed", "7", "--workers", "3", "--json",
+                           "--out", str(out / "r"),
                            "--logs", str(out / "logs")],
                           capture_output=True, text=True, timeout=1500)
     return proc, out / "r"

@@ -25,7 +25,7 @@ def fleet_run(tmp_path_factory):
     require_conformance(servers=("guard",), need_redis=True)
     out = tmp_path_factory.mktemp("fleet")
     argv = [sys.executable, "-m", "simulations", "conformance", "--fleet", "--json",
-            "--out", str(out)] + [a for p in CI_POLICIES for a in ("--policy", p)]
+            "--workers", "3", "--out", str(out)] + [a for p in CI_POLICIES for a in ("--policy", p)]
     proc = subprocess.run(argv, capture_output=True, text=True, timeout=900)
     return proc, out
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from functools import partial
 from pathlib import Path
 
 from model import POLICIES
@@ -64,6 +65,10 @@ def add_parser(verbs) -> None:
                         + ", ".join(SCENARIOS))
     p.add_argument("--policy", action="append", choices=list(POLICIES), metavar="NAME",
                    help="--fleet: only this policy (repeatable); one of: " + ", ".join(POLICIES))
+    p.add_argument("--workers", type=int, default=1, metavar="N",
+                   help="run N cases, fleet cells or servers' differential runs at once, each "
+                        "on its own processes (default 1; the results are the same, in the same "
+                        "order)")
     p.add_argument("--json", action="store_true", help="print the rows (or runs) as JSON")
     p.add_argument("--out", type=Path, metavar="DIR",
                    help="also write the results (JSON, a Markdown table, a manifest) to DIR")
@@ -78,6 +83,8 @@ def _check(args: argparse.Namespace) -> None:
     for flag, path in (("--out", args.out), ("--logs", args.logs)):
         if path is not None:
             checked(check_folder_out, path, flag)
+    if args.workers < 1:
+        raise UsageError(f"--workers must be >= 1, got {args.workers}")
     if args.fleet:
         if args.differential or args.case or args.server or args.predict_only:
             raise UsageError("--fleet runs the scripted incidents: it takes none of "
@@ -133,7 +140,7 @@ def run(args: argparse.Namespace) -> int:
             print(f"  {row.case} / {row.server}: {mark} ({row.seconds:.1f} s)", file=sys.stderr,
                   flush=True)
 
-    rows, replays = harness.run_all(cases, servers, args.logs, progress, findings)
+    rows, replays = harness.run_all(cases, servers, args.logs, progress, findings, args.workers)
     env = harness.environment()
     if args.json:
         print(json.dumps({"environment": env, "rows": [r.as_dict() for r in rows],
@@ -159,24 +166,27 @@ def run(args: argparse.Namespace) -> int:
     return 0 if ok else 1
 
 
+def _sequences_done(server: str, sequences: int, steps: int) -> None:
+    """A differential run's progress line, every ten sequences (printed where it runs)."""
+    if sequences % 10 == 0:
+        print(f"  {server}: {sequences} sequences, {steps} steps", file=sys.stderr, flush=True)
+
+
 def _differential(args: argparse.Namespace, servers) -> int:
     from ..conformance.differential.machine import run_differential
     from ..conformance.harness import environment
-    runs = []
-    for server in servers:
-        def progress(sequences: int, steps: int, server=server) -> None:
-            if not args.json and sequences % 10 == 0:
-                print(f"  {server}: {sequences} sequences, {steps} steps", file=sys.stderr,
-                      flush=True)
-        logs = args.logs / server if args.logs is not None else None
-        summary = run_differential(server, args.examples, args.seed, {"steps": args.steps},
-                                   logs, progress)
-        runs.append(summary)
+    from ..conformance.parallel import run_units
+
+    def finished(summary) -> None:
         if not args.json:
             print(_run_line(summary))
             for found in summary["disagreements"]:
                 print(f"    {found['kind']}: {found['what']}\n      sequence: "
                       + "; ".join(found["sequence"]))
+    units = [(server, args.examples, args.seed, {"steps": args.steps},
+              args.logs / server if args.logs is not None else None,
+              None if args.json else partial(_sequences_done, server)) for server in servers]
+    runs = run_units(run_differential, units, args.workers, finished)
     if args.json:
         print(json.dumps(runs, indent=2))
     if args.out is not None:
@@ -200,7 +210,7 @@ def _fleet(args: argparse.Namespace) -> int:
             print(f"  {row.scenario} / {row.policy}: {row.status} ({row.seconds:.1f} s)",
                   file=sys.stderr, flush=True)
     logs = args.logs or Path(tempfile.mkdtemp(prefix="mcp-fleet-"))
-    rows = run_fleet(scenarios, policies, logs, progress)
+    rows = run_fleet(scenarios, policies, logs, progress, args.workers)
     failed = any(r.status == DIFFERS for r in rows)
     if args.logs is None and not failed:
         import shutil

@@ -132,12 +132,9 @@ def _applied(lock) -> Dict[str, List[str]]:
 
 
 def run_fleet(scenarios: List[str], policies: List[str], workdir: Path,
-              progress=None) -> List[FleetRow]:
-    """Every (scenario, policy) cell, in order, each on fresh processes under `workdir`."""
-    rows = []
-    for scenario in scenarios:
-        for policy in policies:
-            rows.append(run_cell(scenario, policy, Path(workdir)))
-            if progress is not None:
-                progress(rows[-1])
-    return rows
+              progress=None, workers: int = 1) -> List[FleetRow]:
+    """Every (scenario, policy) cell, in order, each on fresh processes under `workdir`;
+    `workers` cells at a time (`parallel.run_units`)."""
+    from .parallel import run_units
+    return run_units(run_cell, [(scenario, policy, Path(workdir)) for scenario in scenarios
+                                for policy in policies], workers, progress)

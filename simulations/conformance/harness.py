@@ -131,27 +131,30 @@ def run_case(case: Case, server: str, workdir: Path) -> Row:
 
 def run_all(cases: Iterable[str], servers: Iterable[str], workdir: Optional[Path] = None,
             progress: Optional[Callable[[Row], None]] = None,
-            findings: Iterable[str] = ()) -> Tuple[List[Row], List[FindingRow]]:
+            findings: Iterable[str] = (), workers: int = 1) -> Tuple[List[Row], List[FindingRow]]:
     """Every (case, server) pair, in order, then every finding's sequence on each server it
-    showed on; logs of every process under `workdir`."""
+    showed on; logs of every process under `workdir`; `workers` pairs at a time (each on its
+    own processes: `parallel.run_units`)."""
     from .differential.findings import run_findings
+    from .parallel import run_units
     servers = list(servers)
     own = workdir is None
     root = Path(tempfile.mkdtemp(prefix="mcp-conformance-")) if own else Path(workdir)
     rows: List[Row] = []
     replays: List[FindingRow] = []
     try:
-        for name in cases:
-            for server in servers:
-                row = run_case(CASES[name], server, root)
-                rows.append(row)
-                if progress is not None:
-                    progress(row)
-        replays = run_findings(findings, servers, root / "findings")
+        rows = run_units(run_named_case, [(name, server, root) for name in cases
+                                          for server in servers], workers, progress)
+        replays = run_findings(findings, servers, root / "findings", workers=workers)
     finally:
         if own and all(r.settled for r in rows) and all(r.agree for r in replays):
             shutil.rmtree(root, ignore_errors=True)
     return rows, replays
+
+
+def run_named_case(name: str, server: str, workdir: Path) -> Row:
+    """`run_case` of the case called `name` (a unit a worker process can be given)."""
+    return run_case(CASES[name], server, workdir)
 
 
 def environment() -> Dict[str, str]:

@@ -39,10 +39,11 @@ def free_port() -> int:
         return sock.getsockname()[1]
 
 
-def _die_with_the_harness() -> None:
-    """In the child, before exec: on Linux, SIGTERM it if the harness dies (even by SIGKILL),
-    so no server or nginx outlives an interrupted run. Linux ties this to the forking thread:
-    start processes from the main thread only."""
+def die_with_the_harness() -> None:
+    """In a child (a server before exec, or a worker of `parallel.run_units` as it starts): on
+    Linux, SIGTERM it if its parent dies (even by SIGKILL), so no server, nginx or worker
+    outlives an interrupted run. Linux ties this to the forking thread: start processes from
+    the main thread only."""
     try:
         ctypes.CDLL(None, use_errno=True).prctl(PR_SET_PDEATHSIG, signal.SIGTERM)
     except (OSError, AttributeError):   # not Linux: the context manager still stops them
@@ -58,7 +59,7 @@ class Process:
         with open(log, "ab") as out:
             self.popen = subprocess.Popen(argv, stdout=out, stderr=subprocess.STDOUT,
                                           pass_fds=tuple(pass_fds), start_new_session=True,
-                                          preexec_fn=_die_with_the_harness)
+                                          preexec_fn=die_with_the_harness)
         self.pid = self.popen.pid
 
     def alive(self) -> bool:

@@ -138,38 +138,40 @@ def replay(finding: Finding, lock: "Lockstep") -> Optional[str]:
 
 
 def run_findings(names: Iterable[str], servers: Iterable[str], workdir: Path,
-                 as_before: bool = False) -> List[FindingRow]:
+                 as_before: bool = False, workers: int = 1) -> List[FindingRow]:
     """Replay each named finding against each of `servers` it showed on, each on a fresh fleet
     in the differential run's default scope; `as_before`: on the model as it was before the
-    finding's model change (findings without one are skipped)."""
+    finding's model change (findings without one are skipped); `workers` replays at a time."""
+    from ..parallel import run_units
+    units = [(name, server, workdir, as_before) for name in names for server in servers
+             if server in FINDINGS[name].servers and
+             not (as_before and FINDINGS[name].before is None)]
+    return run_units(replay_on, units, workers)
+
+
+def replay_on(name: str, server: str, workdir: Path, as_before: bool = False) -> FindingRow:
+    """One finding's sequence against a fresh fleet of `server` (see `run_findings`)."""
     import anyio.from_thread
 
     from ..processes import Processes
     from .lockstep import Lockstep, deployment
     from .streams import StreamPool
 
-    rows = []
-    for name in names:
-        finding = FINDINGS[name]
-        for server in servers:
-            if server not in finding.servers or (as_before and finding.before is None):
-                continue
-            started = time.monotonic()
-            config, policy = deployment(server, SCOPE["instances"], SCOPE["clients"],
-                                        SCOPE["messages"], SCOPE["capacity"])
-            if as_before and finding.before is not None:
-                policy = finding.before[0] or policy
-                config = config.replace(**finding.before[1])
-            with Processes(workdir / f"{name}-{server}") as procs, \
-                    anyio.from_thread.start_blocking_portal() as portal:
-                fleet = [procs.server(f"i{i}", capacity=SCOPE["capacity"], kind=server)
-                         for i in range(SCOPE["instances"])]
-                pool = StreamPool(portal)
-                try:
-                    problem = replay(finding, Lockstep(fleet, pool, server, config, policy, 1))
-                finally:
-                    pool.close()
-            detail = problem or f"{len(finding.sequence)} steps, every observation agrees"
-            rows.append(FindingRow(name, server, problem is None, detail,
-                                   round(time.monotonic() - started, 2)))
-    return rows
+    finding = FINDINGS[name]
+    started = time.monotonic()
+    config, policy = deployment(server, SCOPE["instances"], SCOPE["clients"],
+                                SCOPE["messages"], SCOPE["capacity"])
+    if as_before and finding.before is not None:
+        policy = finding.before[0] or policy
+        config = config.replace(**finding.before[1])
+    with Processes(workdir / f"{name}-{server}") as procs, \
+            anyio.from_thread.start_blocking_portal() as portal:
+        fleet = [procs.server(f"i{i}", capacity=SCOPE["capacity"], kind=server)
+                 for i in range(SCOPE["instances"])]
+        pool = StreamPool(portal)
+        try:
+            problem = replay(finding, Lockstep(fleet, pool, server, config, policy, 1))
+        finally:
+            pool.close()
+    detail = problem or f"{len(finding.sequence)} steps, every observation agrees"
+    return FindingRow(name, server, problem is None, detail, round(time.monotonic() - started, 2))

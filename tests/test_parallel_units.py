@@ -1,0 +1,99 @@
+"""Conformance units side by side (`conformance --workers N`): the same results in the same
+order as one at a time, a failure surfaces, and a killed harness takes its workers and their
+servers with it."""
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from conformance_support import require_conformance
+
+from simulations.conformance.parallel import run_units
+
+
+def _slow_square(x: int, delay: float) -> int:
+    time.sleep(delay)
+    return x * x
+
+
+def _refuse_two(x: int) -> int:
+    if x == 2:
+        raise ValueError(f"unit {x} failed")
+    return x
+
+
+def _pid_and_parent(_: int):
+    return os.getpid(), os.getppid()
+
+
+def test_units_come_back_in_their_order_whatever_order_they_finish_in():
+    units = [(x, 0.3 if x == 0 else 0.0) for x in range(5)]
+    seen = []
+    assert run_units(_slow_square, units, 3, seen.append) == [0, 1, 4, 9, 16]
+    assert sorted(seen) == [0, 1, 4, 9, 16] and seen[-1] == 0     # the slow one finished last
+    assert run_units(_slow_square, units, 1) == [0, 1, 4, 9, 16]
+
+
+def test_units_run_in_worker_processes_only_when_asked():
+    assert {pid for pid, _ in run_units(_pid_and_parent, [(0,)], 1)} == {os.getpid()}
+    found = run_units(_pid_and_parent, [(k,) for k in range(4)], 2)
+    assert os.getpid() not in {pid for pid, _ in found}
+    assert {parent for _, parent in found} == {os.getpid()}
+
+
+def test_a_failed_unit_fails_the_run():
+    with pytest.raises(ValueError, match="unit 2 failed"):
+        run_units(_refuse_two, [(1,), (2,), (3,)], 2)
+
+
+def _descendants(pid: int):
+    """Every process below `pid` (Linux /proc)."""
+    parents = {}
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            parents[int(stat.parent.name)] = int(stat.read_text().rsplit(")", 1)[1].split()[1])
+        except (OSError, ValueError, IndexError):
+            continue
+    found, frontier = [], [pid]
+    while frontier:
+        below = [child for child, parent in parents.items() if parent in frontier]
+        found += below
+        frontier = below
+    return found
+
+
+def _alive(pid: int) -> bool:
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except OSError:
+        return False
+    return state != "Z"
+
+
+def test_a_killed_parallel_run_leaves_no_worker_or_server_behind(tmp_path):
+    """SIGKILL the harness while two workers each drive their own servers: the workers die with
+    it, and their servers with them."""
+    require_conformance(servers=("sdk", "guard"))
+    if not Path("/proc/self/stat").exists():
+        pytest.skip("needs Linux /proc")
+    proc = subprocess.Popen([sys.executable, "-m", "simulations", "conformance",
+                             "--differential", "--server", "sdk", "--server", "guard",
+                             "--examples", "1000", "--workers", "2", "--logs", str(tmp_path)],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        deadline, below = time.monotonic() + 90, []
+        while time.monotonic() < deadline:   # two workers, each with two servers
+            below = _descendants(proc.pid)
+            if len(below) >= 6:
+                break
+            time.sleep(0.2)
+        assert len(below) >= 6, "the run never started its workers and servers"
+    finally:
+        proc.kill()
+        proc.wait()
+    deadline = time.monotonic() + 15
+    while time.monotonic() < deadline and any(_alive(pid) for pid in below):
+        time.sleep(0.1)
+    assert [pid for pid in below if _alive(pid)] == []
