@@ -48,19 +48,28 @@ def _median_pair(pairs: List[Dict[str, object]]) -> Dict[str, object]:
 def des(policy: str = "strict", duration: float = 3600.0, repeats: int = 5) -> Dict[str, object]:
     """Model transitions per CPU second of the default DES config beside bare SimPy's timeouts
     per CPU second in the same process, measured as `repeats` back-to-back pairs; the figures
-    are those of the pair with the median ratio (`ratios`: every pair's)."""
+    are those of the pair with the median ratio (`ratios`: every pair's). Each pair also
+    replays the replication's transitions through `model.apply` alone (`ceilings`): the
+    ceiling of the ratio, and the share of the DES's time that is the model's."""
+    from .ceilings import apply_rate, recorded_replication
     config = des_config.load(DEFAULT_CONFIG, [f"timing.duration={duration}"], replications=1,
                              policies=[policy], baseline=policy)
+    log, system, gate = recorded_replication(config, policy, 0)
     pairs = []
     for _ in range(repeats):
         record = run_replication(config, policy, 0)
         bare = bare_simpy_timeouts()
+        model_rate = apply_rate(log, system, gate)
         rate = record["transitions"] / record["cpu_seconds"]
         pairs.append({"config": str(DEFAULT_CONFIG.name), "policy": policy,
                       "simulated_seconds": duration, "transitions": record["transitions"],
                       "cpu_seconds": record["cpu_seconds"], "transitions_per_cpu_s": rate,
                       "timeouts_per_cpu_s": bare["timeouts_per_cpu_s"],
-                      "ratio": rate / bare["timeouts_per_cpu_s"]})
+                      "ratio": rate / bare["timeouts_per_cpu_s"],
+                      "recorded_transitions": len(log),
+                      "apply_transitions_per_s": model_rate,
+                      "ceiling_ratio": model_rate / bare["timeouts_per_cpu_s"],
+                      "apply_share": rate / model_rate})
     return _median_pair(pairs)
 
 
@@ -140,10 +149,13 @@ def explore_default(policy: str = "strict", repeats: int = 3) -> Dict[str, objec
     scope's initial state, and `flat_baseline_states_per_s` over one flat tuple of those
     scalars; `ratio` and `flat_ratio` are the explorer's rate over each. Measured as `repeats`
     back-to-back triples; the figures are those of the one with the median `ratio` (`ratios`:
-    every one's). All run with the cyclic garbage collector paused, as `explore` and `verify`
-    run searches."""
+    every one's). Each triple also runs `ceilings.model_bfs` (the same search doing only what
+    the model demands): `model_ratio`, its rate over the nested-tuple BFS, is the ceiling of
+    `ratio`; `explorer_over_model` is the explorer's rate over it. All run with the cyclic
+    garbage collector paused, as `explore` and `verify` run searches."""
     from model import initial_state
 
+    from .ceilings import model_bfs
     from .explore.scope import Scope
     from .explore.search import explore
     from .runtime import cyclic_gc_paused
@@ -158,7 +170,9 @@ def explore_default(policy: str = "strict", repeats: int = 3) -> Dict[str, objec
             branching = result.transitions / max(result.states, 1)
             shaped = shaped_baseline_bfs(result.states, branching, state0)
             flat = baseline_bfs(result.states, branching, width)
+            model_states, model_cpu = model_bfs(Scope(), policy)
         rate = result.states / cpu
+        model_rate = model_states / model_cpu
         pairs.append({
             "scope": "default", "policy": policy, "states": result.states,
             "transitions": result.transitions, "depth": result.depth, "cpu_seconds": cpu,
@@ -168,7 +182,10 @@ def explore_default(policy: str = "strict", repeats: int = 3) -> Dict[str, objec
             "baseline_width": width, "baseline_nesting": _nesting(state0),
             "ratio": rate / shaped["states_per_s"],
             "flat_baseline_states_per_s": flat["states_per_s"],
-            "flat_ratio": rate / flat["states_per_s"]})
+            "flat_ratio": rate / flat["states_per_s"],
+            "model_bfs_states": model_states, "model_bfs_states_per_s": model_rate,
+            "model_ratio": model_rate / shaped["states_per_s"],
+            "explorer_over_model": rate / model_rate})
     return _median_pair(pairs)
 
 
@@ -277,6 +294,10 @@ def text(target: str, r: dict) -> str:
                 f"{r['baseline_states_per_s']:,.0f}/s, ratio {r['ratio']:.3f}; over one flat "
                 f"tuple {r['flat_baseline_states_per_s']:,.0f}/s, ratio {r['flat_ratio']:.3f} "
                 f"(median of {r['repeats']} back-to-back measurements; ratios {r['ratios']})"
+                f"\nthe model alone (enabled actions, apply, fingerprint, a visited set; "
+                f"{r['model_bfs_states']:,} states): {r['model_bfs_states_per_s']:,.0f}/s = "
+                f"ratio {r['model_ratio']:.3f} over the nested-tuple BFS, the ceiling of any "
+                f"search of this model; the explorer runs at {r['explorer_over_model']:.2f} of it"
                 + ("" if "larger_scope" not in r else
                    "\nexplore (default scope, {instances} instances, {policy}, a fresh process): "
                    "{states:,} states, {transitions:,} transitions in {wall_seconds:.1f} s wall, "
@@ -285,4 +306,8 @@ def text(target: str, r: dict) -> str:
             f"{r['transitions']} transitions in {r['cpu_seconds']:.2f} CPU s = "
             f"{r['transitions_per_cpu_s']:,.0f}/s; bare SimPy {r['timeouts_per_cpu_s']:,.0f} "
             f"timeouts/s; ratio {r['ratio']:.3f} (median of {r['repeats']} back-to-back "
-            f"measurements; ratios {r['ratios']})")
+            f"measurements; ratios {r['ratios']})\n"
+            f"the model alone (the replication's {r['recorded_transitions']} transitions "
+            f"replayed through model.apply): {r['apply_transitions_per_s']:,.0f}/s = ratio "
+            f"{r['ceiling_ratio']:.3f} over bare SimPy, the ceiling of any engine driving this "
+            f"model; model.apply is {r['apply_share']:.0%} of the DES's time")

@@ -124,6 +124,29 @@ def test_bench_des_prints_the_figures_and_their_ratio(capsys):
     # the figures are those of the back-to-back pair with the median ratio
     assert figures["repeats"] == 3 and len(figures["ratios"]) == 3
     assert round(figures["ratio"], 4) == sorted(figures["ratios"])[1]
+    # the ceiling: the replication's own transitions through model.apply alone
+    assert figures["recorded_transitions"] == figures["transitions"]
+    assert figures["ceiling_ratio"] == pytest.approx(
+        figures["apply_transitions_per_s"] / figures["timeouts_per_cpu_s"])
+
+
+def test_the_ceilings_drive_the_model_over_the_engines_own_work():
+    """The model-only search reaches exactly the explorer's states, and the recorded
+    replication holds exactly the transitions the DES applied."""
+    from simulations.bench import DEFAULT_CONFIG
+    from simulations.ceilings import model_bfs, recorded_replication
+    from simulations.des import config as des_config
+    from simulations.des.runner import run_replication
+    from simulations.explore.scope import Scope, default_system
+    from simulations.explore.search import explore
+    two = default_system().replace(instances=2, lb="round_robin")
+    for scope in (Scope(), Scope(compactions=0, foreign_cursors=0, client_restarts=0,
+                                 system=two)):
+        assert model_bfs(scope, "range")[0] == explore(scope, "range").states
+    config = des_config.load(DEFAULT_CONFIG, ["timing.duration=300"], replications=1,
+                             policies=["strict"], baseline="strict")
+    log, _, _ = recorded_replication(config, "strict", 0)
+    assert len(log) == run_replication(config, "strict", 0)["transitions"]
 
 
 def test_the_median_pair_is_the_lower_middle_of_the_ratios():
