@@ -97,3 +97,22 @@ def test_a_killed_parallel_run_leaves_no_worker_or_server_behind(tmp_path):
     while time.monotonic() < deadline and any(_alive(pid) for pid in below):
         time.sleep(0.1)
     assert [pid for pid in below if _alive(pid)] == []
+
+
+def test_a_differential_run_is_the_same_on_one_worker_and_on_several(tmp_path):
+    """The same seed gives the same sequences, steps, actions and answers per server whether
+    the servers' runs go one after the other or side by side."""
+    require_conformance(servers=("sdk", "guard"))
+    import json
+    runs = {}
+    for workers in ("1", "2"):
+        proc = subprocess.run([sys.executable, "-m", "simulations", "conformance",
+                               "--differential", "--server", "sdk", "--server", "guard",
+                               "--examples", "6", "--seed", "3", "--workers", workers, "--json"],
+                              capture_output=True, text=True, timeout=600)
+        assert proc.returncode == 0, proc.stderr
+        runs[workers] = [{k: run[k] for k in ("server", "sequences", "steps", "actions",
+                                              "answers", "disagreements")}
+                         for run in json.loads(proc.stdout)]
+    assert [run["server"] for run in runs["2"]] == ["sdk", "guard"]
+    assert runs["1"] == runs["2"]
