@@ -106,6 +106,8 @@ class Search:
         self.live = LivenessGraph()
         self.kinds: Dict[type, int] = {}     # transitions per action kind
         self.exhausted: Dict[Budget, FrozenSet[type]] = {}
+        self.budgets: Dict[Budget, Budget] = {}   # one tuple per distinct budget (the
+        #                                         frontier holds many states with the same)
         self.frontier: Deque[Entry] = deque()
         self.cut = False
         self.graph: Any = None
@@ -185,6 +187,7 @@ class Search:
                                          "skipped")
             return None
         spent = spend(budget, action)
+        spent = self.budgets.setdefault(spent, spent)
         hits: List[Tuple[Property, Hit]] = [pair for event in events for pair in hits_of(event)]
         new_fp, new_parts = self.canon.fingerprint(new_state, spent, state, parts)
         return new_state, spent, new_fp, new_parts, hits
