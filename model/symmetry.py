@@ -138,7 +138,8 @@ def parts_of(state: State, parent: Optional[State] = None,
     return Parts(client_parts, instance_parts, state.plain_hash(), naming)
 
 
-def renamed_hash(parts: Parts, cmap: Sequence[int], imap: Sequence[int], extra: tuple) -> int:
+def renamed_hash(parts: Parts, cmap: Tuple[int, ...], imap: Tuple[int, ...],
+                 extra: tuple) -> int:
     """The hash of the state `parts` describes, renamed by (cmap, imap), with `extra`; with
     identity maps, the hash of the parts themselves."""
     clients: List = [None] * len(parts.clients)
