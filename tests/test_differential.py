@@ -9,11 +9,11 @@ disagrees again on the model as it was."""
 import json
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
 from conformance_support import require_conformance
+from process_support import survivors_of_a_kill, wait_for_descendants
 
 from model import Deliver, SystemConfig, apply, initial_state
 from model.buffers import PRIMING
@@ -150,27 +150,6 @@ def test_every_model_change_is_witnessed_by_its_finding_on_the_model_as_it_was(t
     assert [r for r in rows if r.agree] == []
 
 
-def _children(pid: int):
-    """The pids whose parent is `pid` (Linux /proc)."""
-    out = []
-    for stat in Path("/proc").glob("[0-9]*/stat"):
-        try:
-            fields = stat.read_text().rsplit(")", 1)[1].split()
-        except OSError:
-            continue
-        if int(fields[1]) == pid:
-            out.append(int(stat.parent.name))
-    return out
-
-
-def _alive(pid: int) -> bool:
-    try:
-        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
-    except OSError:
-        return False
-    return state != "Z"
-
-
 def test_a_killed_differential_run_leaves_no_server_behind(tmp_path):
     """SIGKILL the harness mid-run: every server it started (node here) goes with it."""
     require_conformance(servers=("ts",))
@@ -180,16 +159,7 @@ def test_a_killed_differential_run_leaves_no_server_behind(tmp_path):
                              "--differential", "--server", "ts", "--examples", "1000",
                              "--logs", str(tmp_path)], stdout=subprocess.DEVNULL,
                             stderr=subprocess.DEVNULL)
-    try:
-        deadline = time.monotonic() + 60
-        while time.monotonic() < deadline and len(_children(proc.pid)) < SCOPE["instances"]:
-            time.sleep(0.1)
-        servers = _children(proc.pid)
-        assert len(servers) >= SCOPE["instances"], "the run never started its servers"
-    finally:
-        proc.kill()
-        proc.wait()
-    deadline = time.monotonic() + 10
-    while time.monotonic() < deadline and any(_alive(pid) for pid in servers):
-        time.sleep(0.1)
-    assert [pid for pid in servers if _alive(pid)] == []
+    servers = wait_for_descendants(proc.pid, SCOPE["instances"], 60, depth=1)
+    survivors = survivors_of_a_kill(proc, servers, 10)
+    assert len(servers) >= SCOPE["instances"], "the run never started its servers"
+    assert survivors == []

@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 from conformance_support import require_conformance
+from process_support import survivors_of_a_kill, wait_for_descendants
 
 from simulations.conformance.parallel import run_units
 
@@ -48,30 +49,6 @@ def test_a_failed_unit_fails_the_run():
         run_units(_refuse_two, [(1,), (2,), (3,)], 2)
 
 
-def _descendants(pid: int):
-    """Every process below `pid` (Linux /proc)."""
-    parents = {}
-    for stat in Path("/proc").glob("[0-9]*/stat"):
-        try:
-            parents[int(stat.parent.name)] = int(stat.read_text().rsplit(")", 1)[1].split()[1])
-        except (OSError, ValueError, IndexError):
-            continue
-    found, frontier = [], [pid]
-    while frontier:
-        below = [child for child, parent in parents.items() if parent in frontier]
-        found += below
-        frontier = below
-    return found
-
-
-def _alive(pid: int) -> bool:
-    try:
-        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
-    except OSError:
-        return False
-    return state != "Z"
-
-
 def test_a_killed_parallel_run_leaves_no_worker_or_server_behind(tmp_path):
     """SIGKILL the harness while two workers each drive their own servers: the workers die with
     it, and their servers with them."""
@@ -82,21 +59,10 @@ def test_a_killed_parallel_run_leaves_no_worker_or_server_behind(tmp_path):
                              "--differential", "--server", "sdk", "--server", "guard",
                              "--examples", "1000", "--workers", "2", "--logs", str(tmp_path)],
                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    try:
-        deadline, below = time.monotonic() + 90, []
-        while time.monotonic() < deadline:   # two workers, each with two servers
-            below = _descendants(proc.pid)
-            if len(below) >= 6:
-                break
-            time.sleep(0.2)
-        assert len(below) >= 6, "the run never started its workers and servers"
-    finally:
-        proc.kill()
-        proc.wait()
-    deadline = time.monotonic() + 15
-    while time.monotonic() < deadline and any(_alive(pid) for pid in below):
-        time.sleep(0.1)
-    assert [pid for pid in below if _alive(pid)] == []
+    below = wait_for_descendants(proc.pid, 6, 90)   # two workers, each with two servers
+    survivors = survivors_of_a_kill(proc, below)
+    assert len(below) >= 6, "the run never started its workers and servers"
+    assert survivors == []
 
 
 def test_a_differential_run_is_the_same_on_one_worker_and_on_several(tmp_path):

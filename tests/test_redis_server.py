@@ -1,7 +1,6 @@
 """The harness's Redis server: it answers on loopback with the config the harness wrote, keeps
 nothing across a restart on the same port, and no redis-server outlives a stop, the `Processes`
 context, or a harness killed with SIGKILL. Without redis-server it is named as missing."""
-import os
 import socket
 import subprocess
 import sys
@@ -10,6 +9,7 @@ from pathlib import Path
 
 import pytest
 from conformance_support import require_conformance
+from process_support import alive
 
 from simulations.conformance import harness, redis_server
 from simulations.conformance.probe import HarnessError
@@ -22,21 +22,6 @@ ROOT = Path(__file__).resolve().parent.parent
 def _client(server):
     import redis
     return redis.Redis.from_url(server.url, socket_timeout=5)
-
-
-def _alive(pid: int) -> bool:
-    """The process exists and is not a zombie (Linux /proc; elsewhere: it can be signalled)."""
-    stat = Path(f"/proc/{pid}/stat")
-    if Path("/proc/self/stat").exists():
-        try:
-            return stat.read_text().rsplit(")", 1)[1].split()[0] != "Z"
-        except OSError:
-            return False
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    return True
 
 
 def test_redis_answers_ping_and_keeps_a_key_with_the_config_the_harness_wrote(tmp_path):
@@ -83,7 +68,7 @@ def test_a_restart_keeps_the_port_and_loses_the_data(tmp_path):
         server.stop()
         server.start()
         assert (server.port, server.url) == (port, url)
-        assert server.process.pid != first and not _alive(first)
+        assert server.process.pid != first and not alive(first)
         client = _client(server)
         assert client.get("event:1") is None
         assert client.dbsize() == 0
@@ -99,9 +84,9 @@ def test_stop_leaves_no_process_and_nothing_listening(tmp_path):
     with Processes(tmp_path) as procs:
         server = RedisServer(procs).start()
         pid = server.process.pid
-        assert _alive(pid)
+        assert alive(pid)
         server.stop()
-        assert not _alive(pid)
+        assert not alive(pid)
         with pytest.raises(OSError):
             redis_server.command(server.port, "PING")
         with pytest.raises(HarnessError, match="did not answer"):
@@ -113,9 +98,9 @@ def test_leaving_the_processes_context_stops_redis(tmp_path):
     with Processes(tmp_path) as procs:
         server = RedisServer(procs).start()
         pid = server.process.pid
-        assert _alive(pid)
+        assert alive(pid)
     assert not server.process.alive()
-    assert not _alive(pid)
+    assert not alive(pid)
 
 
 def test_a_restart_on_a_taken_port_is_a_harness_error_naming_it(tmp_path):
@@ -153,15 +138,15 @@ def test_a_harness_killed_with_sigkill_leaves_no_redis_behind(tmp_path):
         line = proc.stdout.readline()
         assert line.strip().isdigit(), f"the harness did not start redis: {line!r}"
         pid = int(line)
-        assert _alive(pid)
+        assert alive(pid)
     finally:
         proc.kill()
         proc.wait()
         proc.stdout.close()
     deadline = time.monotonic() + 10
-    while time.monotonic() < deadline and _alive(pid):
+    while time.monotonic() < deadline and alive(pid):
         time.sleep(0.1)
-    assert not _alive(pid), f"redis-server (pid {pid}) outlived the harness"
+    assert not alive(pid), f"redis-server (pid {pid}) outlived the harness"
 
 
 def test_missing_redis_server_is_named_with_its_fix(monkeypatch, tmp_path):
