@@ -167,8 +167,9 @@ def mark_stalls(state: State, config: SystemConfig,
     reached from, in which every dead stream was flagged already (apply keeps that invariant):
     only the clients that changed and the streams of sessions whose registry record, live
     sessions or holding instance changed are looked at."""
-    incremental = before is not None and len(state.instances) == len(before.instances)
-    old: Tuple[Client, ...] = before.clients if before is not None and incremental else ()
+    old: Tuple[Client, ...] = ()    # the clients to compare with (none: look at every one)
+    if before is not None and len(state.instances) == len(before.instances):
+        old = before.clients
     after = state
     touched: Optional[Set[int]] = None
     events: list = []
@@ -176,9 +177,10 @@ def mark_stalls(state: State, config: SystemConfig,
         stream = client.stream
         if client.phase != "open" or stream is None or client.inflight or stream.stalled:
             continue      # it cannot be newly dead
-        if incremental and c < len(old) and client is old[c]:
+        if c < len(old) and client is old[c]:
             if touched is None:       # the sessions this transition touched, once
-                touched = _touched_sessions(before, after) if before is not None else set()
+                assert before is not None
+                touched = _touched_sessions(before, after)
             if stream.token not in touched:
                 continue  # the client, its session and the session's holder are as they were
         if not stream_is_dead(state, config, c):
