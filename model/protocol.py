@@ -77,6 +77,12 @@ class Decision(Record):
     def admitted(self) -> bool:
         return self.status == 200
 
+    def consequence(self) -> Tuple[int, Code, Effect, Optional[WireId]]:
+        """All a transition does with this decision depends on: everything but `reason`, which
+        only the Decided event reports (no property reads it). Two decisions with the same
+        consequence lead to the same state and the same property hits."""
+        return (self.status, self.code, self.effect, self.resume_from)
+
 
 def admit(effect: Effect, reason: str = "") -> Decision:
     """A 200 answer with the given stream effect."""

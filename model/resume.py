@@ -249,15 +249,32 @@ def _prime_resumed(state: State, config: SystemConfig, instance: int, token: int
                                                                    "replay"),))
 
 
-def reconnect(state: State, config: SystemConfig, gate: Gate, c: int,
-              instance: int) -> Tuple[State, list]:
-    """GET with the client's token and cursor, routed to `instance` and decided by `gate`."""
+def _resume_request(state: State, c: int) -> ResumeRequest:
     client = state.clients[c]
     token = client.token
     assert token is not None   # enabled only for a client holding a session
-    request = ResumeRequest(token, client.cursor.wire if client.cursor is not None else None)
+    return ResumeRequest(token, client.cursor.wire if client.cursor is not None else None)
+
+
+def gate_decision(state: State, config: SystemConfig, gate: Gate, c: int,
+                  instance: int) -> Decision:
+    """What `gate` answers to client `c`'s resumption routed to `instance` (what `reconnect`
+    would ask it; raises GateError as `decide` does)."""
+    request = _resume_request(state, c)
+    return decide(gate, request, build_view(state, config, instance, request))
+
+
+def reconnect(state: State, config: SystemConfig, gate: Gate, c: int,
+              instance: int, decided: Optional[Decision] = None) -> Tuple[State, list]:
+    """GET with the client's token and cursor, routed to `instance` and decided by `gate`
+    (or, when given, `decided`: the decision `gate_decision` got from `gate` for this state;
+    the result is then exactly what asking the gate here gives)."""
+    client = state.clients[c]
+    token = client.token
+    assert token is not None   # enabled only for a client holding a session
+    request = _resume_request(state, c)
     view = build_view(state, config, instance, request)
-    decision = decide(gate, request, view)
+    decision = decide(gate, request, view) if decided is None else decided
     live_elsewhere = _live_anywhere(state, config, token)
     state = advance(state, config, token, instance, False)
     events: List = []

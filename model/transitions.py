@@ -45,7 +45,8 @@ from .errors import ActionNotEnabled
 from .history import BufferCompacted, Emitted, InstanceChanged, SessionEvicted, StreamStalled
 from .pairs import Pairs, tdel, tget, tset
 from .policies import Gate, GateFunction, resolve_gate
-from .resume import initialize, reconnect, stream_is_dead
+from .protocol import Decision
+from .resume import gate_decision, initialize, reconnect, stream_is_dead
 from .servers import Instance
 from .state import Client, State, holder, replace_at, set_orphan, slot_of
 
@@ -258,15 +259,17 @@ def compact(state: State, config: SystemConfig, i, token: int) -> Tuple[State, l
     return state, [BufferCompacted(i, token, buffer.floor.wire)]
 
 
-def transition(state: State, config: SystemConfig, gate: Gate, action) -> Tuple[State, list]:
-    """The action's own changes and events, before stall marking (`apply` adds it)."""
+def transition(state: State, config: SystemConfig, gate: Gate, action,
+               decided: Optional[Decision] = None) -> Tuple[State, list]:
+    """The action's own changes and events, before stall marking (`apply` adds it);
+    `decided`: see `apply`."""
     match action:
         case Deliver(client=c):
             return deliver(state, config, c)
         case Emit(token=token):
             return emit(state, config, token)
         case Reconnect(client=c, instance=i):
-            return reconnect(state, config, gate, c, i)
+            return reconnect(state, config, gate, c, i, decided)
         case Init(client=c, instance=i):
             return initialize(state, config, c, i)
         case Persist(client=c):
@@ -298,15 +301,24 @@ def transition(state: State, config: SystemConfig, gate: Gate, action) -> Tuple[
     raise TypeError(f"not an action: {action!r}")
 
 
+def decision_of(state: State, action: Reconnect, config: SystemConfig, gate: Gate) -> Decision:
+    """The gate's decision on an enabled Reconnect in `state` (raises GateError as `apply`
+    does); `apply(..., decided=decision_of(...))` is `apply(...)`."""
+    return gate_decision(state, config, gate, action.client, action.instance)
+
+
 def apply(state: State, action, config: SystemConfig,
-          gate: Union[str, GateFunction, Gate] = "strict", check: bool = True) -> Step:
+          gate: Union[str, GateFunction, Gate] = "strict", check: bool = True,
+          decided: Optional[Decision] = None) -> Step:
     """Apply one enabled action. `check=False` skips the enabledness check (engines that took
-    the action from `enabled_actions` already know it holds)."""
+    the action from `enabled_actions` already know it holds). For a Reconnect, `decided` may
+    carry the decision `gate_decision` got from `gate` in this state (a search that shares
+    outcomes across gates asks each gate once); the step is then the one asking gives."""
     if check and not is_enabled(state, config, action):
         raise ActionNotEnabled(f"{action!r} is not enabled in this state")
     if type(gate) is not Gate:
         gate = resolve_gate(gate)
-    new_state, events = transition(state, config, gate, action)
+    new_state, events = transition(state, config, gate, action, decided)
     new_state, stalls = mark_stalls(new_state, config,
                                     state if INCREMENTAL_STALL_MARKING else None)
     return _new_step(Step, (new_state, tuple(events + stalls) if stalls else tuple(events)))

@@ -5,11 +5,11 @@ the explorer's fingerprints from component hashes with one canonical renaming (o
 renamed state and take the smallest hash), stall marking that re-judges only the streams a
 transition can have made dead (off: judge every open stream after every transition), and the
 explorations of one scope under several gates run together, sharing every transition the gate
-does not decide (off: one exploration per gate). This runs cells of the reduced verification
-space, the whole incident matrix and DES replications with the first two on and off, and
-explorations and a verification run together and one by one, and compares everything but CPU
-time. (Compiling the model and the explorer is the fourth; tests/test_compiled.py compares it
-with the sources the same way.)
+does not decide and every resumption two gates decide alike (off: one exploration per gate).
+This runs cells of the reduced verification space, the whole incident matrix and DES
+replications with the first two on and off, and explorations and a verification run together
+and one by one, and compares everything but CPU time. (Compiling the model and the explorer
+is the fourth; tests/test_compiled.py compares it with the sources the same way.)
 """
 from pathlib import Path
 
@@ -80,7 +80,7 @@ TOGETHER_SCOPES = [   # (deployment index in the reduced space, state budget per
 @pytest.mark.parametrize("index,max_states", TOGETHER_SCOPES,
                          ids=[f"deployment{i}-{m}" for i, m in TOGETHER_SCOPES])
 def test_explorations_together_are_each_the_one_alone(index, max_states):
-    """Sharing the gate-independent transitions changes nothing a search finds: states,
+    """Sharing transitions across gates changes nothing a search finds: states,
     transitions, depth, completeness, verdicts, every shortest trace, costs, coverage."""
     from simulations.verify.cell import resolve
     from simulations.verify.space import cell_scope, load

@@ -9,13 +9,16 @@ finds and records exactly what it would in one loop.
 Searches of the same scope under different gates (the verification matrix's cells of one
 deployment) reach many of the same states at the same depth: everything before the first
 resumption, and whatever the gates decide alike. Every action but `Reconnect` is decided without
-the gate, so its outcome (successor state, events, their property hits, the successor's
-fingerprint) is a function of the state and the budgets left. `SharedTransitions` keeps those
-outcomes for the layer being expanded, keyed by the state's fingerprint and its exact hash
-(two independent 64-bit hashes), and a search that expands a state another search expanded at
-the same depth takes them instead of computing them again. Each search still runs its own
-gate for every `Reconnect` and keeps its own visited set, order, traces and verdicts, so what
-it finds is what it finds alone (a test compares the two).
+the gate, so its outcome (successor state, its property hits, the successor's fingerprint) is a
+function of the state and the budgets left; a `Reconnect`'s is a function of those and of the
+consequence of the gate's decision (`Decision.consequence`, applied with
+`model.apply(..., decided=)`). `SharedTransitions` keeps the outcomes for the layer being
+expanded, keyed by the state's fingerprint and its exact hash (two independent 64-bit hashes),
+and a search that expands a state another search expanded at the same depth takes them instead
+of computing them again. Each search still asks its own gate at every `Reconnect` (and takes
+an outcome only where its gate's decision has the same consequence), and keeps its own visited
+set, order, traces and verdicts, so what it finds is what it finds alone (a test compares the
+two).
 """
 from __future__ import annotations
 
@@ -23,7 +26,17 @@ from array import array
 from collections import deque
 from typing import Any, Callable, Deque, Dict, FrozenSet, List, Optional, Tuple
 
-from model import Drain, GateError, Reconnect, Stop, apply, enabled_actions, initial_state
+from model import (
+    Decision,
+    Drain,
+    GateError,
+    Reconnect,
+    Stop,
+    apply,
+    decision_of,
+    enabled_actions,
+    initial_state,
+)
 from model.actions import Action
 from model.policies import Gate
 from model.properties import COST, PROPERTIES, SAFETY, SOMETIMES, Hit, Property, hits_of
@@ -64,16 +77,22 @@ Outcome = Tuple[State, Budget, int, Parts, List[Tuple[Property, Hit]]]
 Entry = Tuple[State, Budget, int, Parts, int]
 
 
+#: what the searches of one layer know of a state's actions: per action its outcome (None until
+#: a search computed it) or, for a Reconnect, its outcome per consequence of a gate's decision
+Known = List[Any]
+
+
 class SharedTransitions:
-    """The gate-independent outcomes of the layer being expanded, shared by searches of one
-    scope: (fingerprint, exact hash) of a state -> (its enabled actions, its outcome per
-    action, None where a search must compute it: a Reconnect, or one not reached yet).
-    Cleared at every new depth, so it holds one layer at most."""
+    """The outcomes of the layer being expanded, shared by searches of one scope: (fingerprint,
+    exact hash) of a state -> (its enabled actions, what is known of each: its outcome, None
+    where none was computed yet, or for a Reconnect a dict from a decision's consequence to
+    the outcome). Cleared at every new depth, so it holds one layer at most."""
 
     def __init__(self) -> None:
         self.depth = -1
-        self.outcomes: Dict[Tuple[int, int], Tuple[List[Action], List[Optional[Outcome]]]] = {}
+        self.outcomes: Dict[Tuple[int, int], Tuple[List[Action], Known]] = {}
         self.hits = 0          # outcomes taken from another search
+        self.reconnects_shared = 0   # of which Reconnects (another gate decided alike)
         self.computed = 0      # outcomes computed and offered
 
     def layer(self, depth: int) -> None:
@@ -174,17 +193,23 @@ class Search:
         r.by_cause[(name, cause)] = finding
         r.violations.setdefault(name, finding)
 
-    def _outcome(self, state: State, budget: Budget, parts: Parts, action: object, u: int,
-                 fp: int) -> Optional[Outcome]:
-        """Apply `action`; None if the gate raised (recorded: the search is then incomplete)."""
+    def _gate_raised(self, exc: GateError, u: int, action: object, fp: int) -> None:
+        """Record the first transition the gate raised on (the search is then incomplete)."""
         result = self.result
+        if result.gate_error is None:
+            result.gate_error = Finding("gate_error", str(exc), self.path(u) + [action], fp)
+            result.incomplete.append(f"the gate raised ({exc}); those transitions were "
+                                     "skipped")
+
+    def _outcome(self, state: State, budget: Budget, parts: Parts, action: object, u: int,
+                 fp: int, decided: Optional[Decision] = None) -> Optional[Outcome]:
+        """Apply `action` (a Reconnect with its gate's decision `decided` when given); None if
+        the gate raised (recorded: the search is then incomplete)."""
         try:
-            new_state, events = apply(state, action, self.config, self.gate, check=False)
+            new_state, events = apply(state, action, self.config, self.gate, check=False,
+                                      decided=decided)
         except GateError as exc:
-            if result.gate_error is None:
-                result.gate_error = Finding("gate_error", str(exc), self.path(u) + [action], fp)
-                result.incomplete.append(f"the gate raised ({exc}); those transitions were "
-                                         "skipped")
+            self._gate_raised(exc, u, action, fp)
             return None
         spent = spend(budget, action)
         spent = self.budgets.setdefault(spent, spent)
@@ -192,12 +217,40 @@ class Search:
         new_fp, new_parts = self.canon.fingerprint(new_state, spent, state, parts)
         return new_state, spent, new_fp, new_parts, hits
 
+    def _shared_reconnect(self, state: State, budget: Budget, parts: Parts, action: Reconnect,
+                          u: int, fp: int, known: Known, k: int,
+                          shared: Any) -> Optional[Outcome]:
+        """A Reconnect's outcome under this search's gate: the one another search computed for
+        a decision with the same consequence, else computed here and offered; None if the gate
+        raised."""
+        try:
+            decision = decision_of(state, action, self.config, self.gate)
+        except GateError as exc:
+            self._gate_raised(exc, u, action, fp)
+            return None
+        by_consequence: Optional[Dict[Tuple[Any, ...], Outcome]] = known[k]
+        if by_consequence is None:
+            by_consequence = known[k] = {}
+        consequence = decision.consequence()
+        outcome = by_consequence.get(consequence)
+        if outcome is None:
+            outcome = self._outcome(state, budget, parts, action, u, fp, decision)
+            if outcome is not None:
+                by_consequence[consequence] = outcome
+                shared.computed += 1
+        else:
+            shared.hits += 1
+            shared.reconnects_shared += 1
+        return outcome
+
     def expand_layer(self, depth: int, shared: Optional[SharedTransitions] = None) -> None:
         """Expand every frontier state at `depth`, in the order they were reached; with
-        `shared`, take the gate-independent outcomes other searches of this scope computed for
-        the same state at this depth, and offer the ones computed here."""
+        `shared`, take the outcomes other searches of this scope computed for the same state at
+        this depth (a Reconnect's where their gates' decisions had the same consequence), and
+        offer the ones computed here."""
         frontier, result, index, live = self.frontier, self.result, self.index, self.live
         kinds = self.kinds
+        pool: Any = shared       # not None wherever `known` is
         if shared is not None:
             shared.layer(depth)
         while frontier and not self.cut and frontier[0][4] == depth:
@@ -211,7 +264,7 @@ class Search:
             without = self.exhausted.get(budget)
             if without is None:
                 without = self.exhausted[budget] = exhausted(budget)
-            known: Optional[List[Optional[Outcome]]] = None
+            known: Optional[Known] = None
             actions: List[Action]
             if shared is None:
                 actions = enabled_actions(state, self.config, without)
@@ -225,18 +278,21 @@ class Search:
                 else:
                     actions, known = entry
             for k, action in enumerate(actions):
-                outcome = known[k] if known is not None else None
-                if outcome is None:
+                if known is None:
                     outcome = self._outcome(state, budget, parts, action, u, fp)
+                elif type(action) is Reconnect:
+                    outcome = self._shared_reconnect(state, budget, parts, action, u, fp,
+                                                     known, k, pool)
+                else:
+                    outcome = known[k]
                     if outcome is None:
-                        whole = False
-                        continue
-                    if shared is not None and known is not None and \
-                            type(action) is not Reconnect:
-                        known[k] = outcome
-                        shared.computed += 1
-                elif shared is not None:
-                    shared.hits += 1
+                        outcome = known[k] = self._outcome(state, budget, parts, action, u, fp)
+                        pool.computed += 1
+                    else:
+                        pool.hits += 1
+                if outcome is None:
+                    whole = False
+                    continue
                 new_state, spent, new_fp, new_parts, hits = outcome
                 self.transitions += 1
                 kind = type(action)

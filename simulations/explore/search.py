@@ -111,10 +111,11 @@ def explore_together(scope: Scope, policies: Sequence[Union[str, GateFunction, G
                      symmetry: bool = True, max_states: Optional[int] = None,
                      max_depth: Optional[int] = None) -> List[Exploration]:
     """`explore(scope, policy)` for each policy, the searches run in lockstep a depth layer at
-    a time and sharing every outcome that does not depend on the gate
-    (`frontier.SharedTransitions`). Each Exploration is the one `explore` gives alone (the
-    same states, transitions, verdicts and traces); its `seconds` counts the layers it
-    expanded (the outcomes it computed for the others included) and its liveness check."""
+    a time and sharing every outcome that does not depend on the gate, and a resumption's
+    where their gates' decisions have the same consequence (`frontier.SharedTransitions`).
+    Each Exploration is the one `explore` gives alone (the same states, transitions, verdicts
+    and traces); its `seconds` counts the layers it expanded (the outcomes it computed for
+    the others included) and its liveness check."""
     searches = [Search(scope, gate, symmetry, False, Exploration(scope, gate.name, symmetry),
                        max_states, max_depth)
                 for gate in (resolve_gate(policy) for policy in policies)]

@@ -9,7 +9,8 @@ sweep executors); the cell records do not depend on which.
 
 The unfinished cells of one scope (a deployment with its budgets and client, under several
 gates) run as one task that explores them together (`cell.execute_cells`: the searches share
-every transition the gate does not decide); each cell's record is the one it gets alone.
+every transition the gate does not decide, and a resumption's where their gates decide
+alike); each cell's record is the one it gets alone.
 """
 from __future__ import annotations
 
