@@ -97,6 +97,40 @@ def test_the_strict_guard_on_a_redis_fleet_refuses_a_recreation_whichever_instan
     assert any(label.startswith("t2:") for label in row.applied["c0"])     # re-initialized
 
 
+def test_nginx_in_the_drill_path_sends_each_request_where_it_was_lined_up(tmp_path):
+    """The drills' nginx round-robin, lined up by probes, answers each request from the
+    instance named; a request nginx sent elsewhere is caught and named; a stopped instance is
+    passed over (no probe loop), and one started again gets requests at once (max_fails=0)."""
+    require_conformance(need_nginx=True, servers=("guard",))
+    import httpx
+
+    from simulations.conformance.probe import STORED_PREFIX
+    from simulations.conformance.processes import Processes
+    from simulations.conformance.steering import MAX_PROBES, SteeredNginx
+
+    def get(base: str) -> httpx.Headers:
+        return httpx.get(base + STORED_PREFIX + "x", timeout=5.0).headers
+
+    with Processes(tmp_path / "steer") as procs:
+        fleet = [procs.server(f"i{i}", capacity=4, kind="guard") for i in range(2)]
+        router = SteeredNginx(procs, fleet)
+        try:
+            for target in (0, 0, 1, 1, 0, 1):
+                assert router.wrong_instance(get(router.url(target)), target) is None
+            base = router.url(0)
+            get(base)                                  # the request lined up for i0
+            assert router.wrong_instance(get(base), 0) == \
+                "nginx sent it to i1, the scenario to i0"
+            fleet[0].stop()
+            probes = router.probes
+            assert router.wrong_instance(get(router.url(1)), 1) is None
+            assert router.probes - probes < MAX_PROBES
+            fleet[0].start()
+            assert router.wrong_instance(get(router.url(0)), 0) is None
+        finally:
+            router.close()
+
+
 @pytest.mark.parametrize("argv, message", [
     (["--scenario", "foreign_cursor"], "need --fleet"),
     (["--fleet", "--case", "own_cursor"], "--fleet runs the scripted incidents"),

@@ -5,10 +5,12 @@ ResumptionGuard deciding with that policy.
 The model runs the scenario (its script, then the settle phase) on the deployment the fleet
 really is: the scenario's topology with the guard's ids and stream behaviour (FLEET_DEPLOYMENT).
 The harness then does every one of those actions to the real processes (differential.lockstep:
-the harness routes each request where the model's load balancer sends it; an `Emit` releases the
-session's next tool message on the instance that holds it; Stop and Start stop and restart a
-process) and compares, after every step, each answer, each open stream and each client's cursor,
-and at the end what each client applied. A cell agrees when nothing differs at any step.
+every client request goes through a real nginx round-robin in front of the instances, lined up
+so that it sends each request where the model's load balancer does, and each answer is checked
+to come from that instance (`steering`); an `Emit` releases the session's next tool message on
+the instance that holds it; Stop and Start stop and restart a process) and compares, after every
+step, each answer, each open stream and each client's cursor, and at the end what each client
+applied. A cell agrees when nothing differs at any step.
 
 The guard issues the scenario's own ids (tagged, per-session or per-process counters, uuids) and
 looks cursors up as its buffer keying says; a shared store is a real Redis registry (a process
@@ -100,6 +102,7 @@ def run_cell(scenario: str, policy: str, workdir: Path,
 
     from .differential.streams import StreamPool
     from .processes import Processes
+    from .steering import SteeredNginx
     config = run.config
     with Processes(workdir / f"{scenario}-{policy}") as procs, \
             anyio.from_thread.start_blocking_portal() as portal:
@@ -111,8 +114,9 @@ def run_cell(scenario: str, policy: str, workdir: Path,
                               ids=config.event_ids, keying=config.buffer_keying,
                               registry=registry, shared_buffers=config.buffer == "shared")
                  for i in range(config.instances)]
+        router = SteeredNginx(procs, fleet)
         pool = StreamPool(portal)
-        lock = Lockstep(fleet, pool, KIND[policy], config, policy, 1)
+        lock = Lockstep(fleet, pool, KIND[policy], config, policy, 1, router)
         try:
             for action in actions:
                 lock.step(action)
@@ -122,8 +126,10 @@ def run_cell(scenario: str, policy: str, workdir: Path,
         finally:
             lock.close()
             pool.close()
-    return row(AGREES, f"{len(actions)} steps, every observation agrees", len(actions),
-               _applied(lock))
+            router.close()
+    return row(AGREES, f"{len(actions)} steps, every observation agrees; {router.requests} "
+               "client requests through nginx, each answered by the scenario's instance",
+               len(actions), _applied(lock))
 
 
 def _applied(lock) -> Dict[str, List[str]]:

@@ -15,8 +15,11 @@ _INTRO = """\
 
 Every scripted incident under every policy, run in lockstep on real processes: MCP Python SDK
 servers (PyPI `mcp`, under uvicorn on 127.0.0.1), each behind `ResumptionGuard` deciding with
-the cell's policy; the harness routes every request where the model's load balancer sends it,
-releases each tool message on the instance that holds the session, and stops and restarts
+the cell's policy, behind a real nginx (round-robin, unbuffered). Every client request goes
+through nginx, whose rotation the harness lines up with probe requests so that nginx itself
+sends it where the model's load balancer does; each answer's `X-Upstream` is checked to be that
+instance. The harness releases each tool message on the instance that holds the session, and
+stops and restarts
 processes as the script says. After every step it compares each answer (status, code), each
 open stream (what it carried, whether it closed) and each client's cursor with the model's; at
 the end, what each client applied. The model runs the scenario on the deployment the fleet

@@ -64,19 +64,22 @@ def nginx_binary() -> str:
     return found
 
 
-def render_config(mode: str, upstream_ports: List[int], port: int, workdir: Path) -> str:
-    """The nginx.conf text for `mode` in front of `upstream_ports`."""
+def render_config(mode: str, upstream_ports: List[int], port: int, workdir: Path,
+                  max_fails: int = 1) -> str:
+    """The nginx.conf text for `mode` in front of `upstream_ports`; an upstream that refuses
+    `max_fails` connections is left out for 30 s (0: never left out, each request tries it)."""
     if mode not in MODES:
         raise ValueError(f"unknown nginx mode {mode!r}; valid: {', '.join(MODES)}")
     balance = "        hash $http_mcp_session_id consistent;\n" if mode == "sticky" else ""
-    servers = "\n".join(f"        server 127.0.0.1:{p} max_fails=1 fail_timeout=30s;"
+    servers = "\n".join(f"        server 127.0.0.1:{p} max_fails={max_fails} fail_timeout=30s;"
                         for p in upstream_ports)
     user = "user root;\n" if hasattr(os, "geteuid") and os.geteuid() == 0 else ""
     return _CONFIG.format(user=user, dir=workdir, balance=balance, servers=servers, port=port)
 
 
 class Nginx:
-    def __init__(self, procs: Processes, mode: str, upstream_ports: List[int]) -> None:
+    def __init__(self, procs: Processes, mode: str, upstream_ports: List[int],
+                 max_fails: int = 1) -> None:
         binary = nginx_binary()
         self.mode = mode
         workdir = procs.workdir / f"nginx-{mode}"
@@ -86,7 +89,8 @@ class Nginx:
         for attempt in range(1, START_ATTEMPTS + 1):
             # The port is free when picked; another process may take it before nginx binds it.
             self.port = free_port()
-            conf.write_text(render_config(mode, upstream_ports, self.port, workdir))
+            conf.write_text(render_config(mode, upstream_ports, self.port, workdir,
+                                          max_fails))
             self.process = procs.spawn(f"nginx-{mode}", [binary, "-c", str(conf), "-p",
                                                          str(workdir)])
             try:

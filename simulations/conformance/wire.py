@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import json
 import time
-from typing import Dict, List, NamedTuple, Optional
+from typing import Callable, Dict, List, NamedTuple, Optional
 
 import httpx
 
@@ -117,11 +117,18 @@ def _read(response: httpx.Response, until_label: Optional[str], quiet: float) ->
 class WireClient:
     """One raw client: it never re-initializes or retries on its own."""
 
-    def __init__(self, base_url: str, quiet: float = QUIET) -> None:
+    def __init__(self, base_url: str, quiet: float = QUIET,
+                 route: Optional[Callable[[], str]] = None) -> None:
         self.base = base_url.rstrip("/") + "/mcp"
         self.quiet = quiet
+        self.route = route      # called before each request: the base URL to send it to (a
+        #                         load balancer lined up for it), instead of base_url
         self.http = httpx.Client(timeout=httpx.Timeout(5.0, read=quiet))
         self.session_id: Optional[str] = None
+        self.answered: List[Dict[str, str]] = []   # each answer's headers, in order
+
+    def _url(self) -> str:
+        return self.base if self.route is None else self.route().rstrip("/") + "/mcp"
 
     def close(self) -> None:
         self.http.close()
@@ -135,8 +142,10 @@ class WireClient:
         return headers
 
     def post(self, message: dict, until_label: Optional[str] = None) -> Answer:
-        with self.http.stream("POST", self.base, json=message, headers=self._headers()) as r:
-            return _read(r, until_label, self.quiet)
+        with self.http.stream("POST", self._url(), json=message, headers=self._headers()) as r:
+            answer = _read(r, until_label, self.quiet)
+        self.answered.append(answer.headers)
+        return answer
 
     def initialize(self) -> Answer:
         """initialize + notifications/initialized; sets `session_id` from the answer."""
@@ -168,8 +177,10 @@ class WireClient:
             extra["mcp-session-id"] = session_id
         headers = self._headers(extra)
         headers.pop("content-type", None)
-        with self.http.stream("GET", self.base, headers=headers) as r:
-            return _read(r, until_label, self.quiet)
+        with self.http.stream("GET", self._url(), headers=headers) as r:
+            answer = _read(r, until_label, self.quiet)
+        self.answered.append(answer.headers)
+        return answer
 
 
 def release(server_url: str, name: str) -> None:

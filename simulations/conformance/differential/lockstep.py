@@ -10,8 +10,10 @@ real MCP servers and compares, after every step, what the two can both observe:
   event the model does not send shows up as a cursor the model cannot name);
 - at the end, what each client applied.
 
-The harness is the load balancer: the model names the instance of every request and the harness
-sends it there. The model is given the deployment the real server is (`predict.DEPLOYMENTS`).
+The model names the instance of every request. The harness sends it there: straight to the
+instance, or (with a `router`, the fleet drills) through a real nginx whose round-robin it lines
+up for each request and whose answer must come from that instance (`steering`). The model is
+given the deployment the real server is (`predict.DEPLOYMENTS`).
 """
 from __future__ import annotations
 
@@ -45,6 +47,7 @@ from ..outcome import GAP_NOTICE, code_of_refusal
 from ..predict import DEPLOYMENTS
 from ..probe import STEP_PREFIX
 from ..processes import ServerInstance
+from ..steering import SteeredNginx
 from ..wire import SSE, WireClient
 from .disagreement import Disagreement
 from .streams import QUIET_WAIT, OpenStream, StreamPool, headers
@@ -94,8 +97,10 @@ class Lockstep:
     """A model state and the real fleet it mirrors, stepped together."""
 
     def __init__(self, fleet: List[ServerInstance], pool: StreamPool, server: str,
-                 config: SystemConfig, policy: str, sequence: int) -> None:
+                 config: SystemConfig, policy: str, sequence: int,
+                 router: Optional[SteeredNginx] = None) -> None:
         self.fleet, self.pool, self.server = fleet, pool, server
+        self.router = router                # None: each request straight to its instance
         self.config, self.gate = config, resolve_gate(policy)
         self.state = initial_state(config)
         self.sequence = sequence            # request id of every tool call (a fresh stream)
@@ -164,24 +169,40 @@ class Lockstep:
         self.http.close()
 
     # -- each action on the wire -----------------------------------------------------------
+    def _base(self, instance: int) -> str:
+        """Where a client request for `instance` goes (nginx lined up for it, with a router)."""
+        return self.fleet[instance].url if self.router is None else self.router.url(instance)
+
     def _url(self, instance: int) -> str:
-        return self.fleet[instance].url + "/mcp"
+        return self._base(instance) + "/mcp"
+
+    def _routed(self, answer_headers: Dict[str, str], instance: int, what: str) -> None:
+        """With nginx in the path: the answer came from `instance`."""
+        wrong = None if self.router is None else \
+            self.router.wrong_instance(answer_headers, instance)
+        if wrong is not None:
+            self._differ("routing", f"{what}: {wrong}")
 
     def _init(self, action: Init, events) -> None:
         init = next(e for e in events if type(e) is Initialized)
         real = self.clients[action.client]
         self._lose_stream(action.client, half_open=False)
-        wire = WireClient(self.fleet[action.instance].url)
+        wire = WireClient(self.fleet[action.instance].url,
+                          route=None if self.router is None else
+                          (lambda: self._base(action.instance)))
         try:
             wire.initialize()
         finally:
             wire.close()
+        for answer in wire.answered:
+            self._routed(answer, action.instance, f"c{action.client}'s initialize")
         real.session_id, real.token, real.cursor = wire.session_id, init.token, None
         real.stream = self.pool.open("POST", self._url(action.instance), headers(wire.session_id),
                                      json={"jsonrpc": "2.0", "id": self.sequence,
                                            "method": "tools/call", "params": {
                                                "name": "stepped",
                                                "arguments": self._work(init)}})
+        self._routed(real.stream.headers, action.instance, f"c{action.client}'s tool call")
         real.read = 0
         if real.stream.status != 200:
             self._differ("answer", f"the tool call answered {real.stream.status}")
@@ -252,6 +273,7 @@ class Lockstep:
         self._lose_stream(action.client, half_open=False)
         stream = self.pool.open("GET", self._url(action.instance),
                                 headers(real.session_id, real.cursor, get=True))
+        self._routed(stream.headers, action.instance, f"c{action.client}'s resumption")
         code = "ok" if stream.status == 200 else code_of_refusal(stream.status, stream.body)
         if (stream.status, code) != (decided.status, decided.code):
             self._differ("answer", f"the resumption was answered {stream.status} {code}, the model "
