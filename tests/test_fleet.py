@@ -131,6 +131,23 @@ def test_nginx_in_the_drill_path_sends_each_request_where_it_was_lined_up(tmp_pa
             router.close()
 
 
+def test_a_fleet_drill_killed_with_sigkill_leaves_no_process_behind(tmp_path):
+    """SIGKILL the harness mid-drill: its uvicorn servers, nginx (master and worker) and Redis
+    all go with it."""
+    require_conformance(need_nginx=True, servers=("guard",), need_redis=True)
+    if not Path("/proc/self/stat").exists():
+        pytest.skip("needs Linux /proc")
+    from process_support import survivors_of_a_kill, wait_for_descendants
+    proc = subprocess.Popen([sys.executable, "-m", "simulations", "conformance", "--fleet",
+                             "--scenario", "reconnect_after_rolling_restart", "--policy",
+                             "range", "--logs", str(tmp_path)],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    below = wait_for_descendants(proc.pid, 5, 90)   # redis, two servers, nginx and its worker
+    survivors = survivors_of_a_kill(proc, below)
+    assert len(below) >= 5, "the drill never started its fleet"
+    assert survivors == []
+
+
 @pytest.mark.parametrize("argv, message", [
     (["--scenario", "foreign_cursor"], "need --fleet"),
     (["--fleet", "--case", "own_cursor"], "--fleet runs the scripted incidents"),

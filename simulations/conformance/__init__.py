@@ -27,6 +27,7 @@ starts, and `python -m simulations conformance` says what is missing first.
   probe.py         the probe endpoints servers answer outside MCP; HarnessError
   report.py        the results folders (CONFORMANCE.md, DIFFERENTIAL.md, JSON, manifests)
   fleet.py         the incident matrix on real processes: every scenario x policy in lockstep
+  steering.py      nginx round-robin in a drill's path, lined up for each request by probes
   fleet_report.py  its results folder (FLEET.md, fleet.json, manifest)
   differential/    random sequences in lockstep on the model and a real fleet:
     scope.py         the default scope (no third-party imports)
