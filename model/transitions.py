@@ -312,7 +312,7 @@ def apply(state: State, action, config: SystemConfig,
           decided: Optional[Decision] = None) -> Step:
     """Apply one enabled action. `check=False` skips the enabledness check (engines that took
     the action from `enabled_actions` already know it holds). For a Reconnect, `decided` may
-    carry the decision `gate_decision` got from `gate` in this state (a search that shares
+    carry `decision_of(state, action, config, gate)`, asked before (a search that shares
     outcomes across gates asks each gate once); the step is then the one asking gives."""
     if check and not is_enabled(state, config, action):
         raise ActionNotEnabled(f"{action!r} is not enabled in this state")

@@ -22,7 +22,7 @@ CI_POLICIES = ("naive", "range", "generation", "strict")
 
 @pytest.fixture(scope="module")
 def fleet_run(tmp_path_factory):
-    require_conformance(servers=("guard",), need_redis=True)
+    require_conformance(need_nginx=True, servers=("guard",), need_redis=True)
     out = tmp_path_factory.mktemp("fleet")
     argv = [sys.executable, "-m", "simulations", "conformance", "--fleet", "--json",
             "--workers", "3", "--out", str(out)] + [a for p in CI_POLICIES for a in ("--policy", p)]
@@ -90,7 +90,7 @@ def test_the_strict_guard_on_a_redis_fleet_refuses_a_recreation_whichever_instan
     """The fleet guard (StrictResumptionGuard's policy with a Redis registry) with tagged ids:
     the other instance decodes the session's own cursor (its id key is in the registry) and
     answers 409 generation_mismatch, as the model does, instead of calling it foreign."""
-    require_conformance(servers=("guard",), need_redis=True)
+    require_conformance(need_nginx=True, servers=("guard",), need_redis=True)
     from simulations.conformance.fleet import AGREES, run_cell
     row = run_cell("shared_store_local_buffer", "strict", tmp_path, {"event_ids": "tagged"})
     assert row.status == AGREES, row.detail
@@ -156,6 +156,18 @@ def test_a_fleet_drill_killed_with_sigkill_leaves_no_process_behind(tmp_path):
 def test_bad_fleet_arguments_exit_2_with_one_line(argv, message, tmp_path, capsys):
     assert main(["conformance", "--out", str(tmp_path / "out")] + argv) == 2
     assert message in capsys.readouterr().err
+    assert not (tmp_path / "out").exists()
+
+
+def test_the_fleet_without_nginx_is_refused_naming_the_fix(monkeypatch, tmp_path, capsys):
+    """nginx is in every drill's path: without it, one line, exit 2, nothing written."""
+    from simulations.conformance import nginx
+    monkeypatch.setattr(nginx.shutil, "which", lambda name: None)
+    monkeypatch.setattr(nginx.os.path, "exists", lambda path: False)
+    assert main(["conformance", "--fleet", "--out", str(tmp_path / "out")]) == 2
+    err = capsys.readouterr().err
+    assert "nginx is not installed (Debian: apt-get install nginx-light)" in err
+    assert len(err.strip().splitlines()) == 1
     assert not (tmp_path / "out").exists()
 
 
