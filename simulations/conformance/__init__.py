@@ -33,6 +33,7 @@ starts, and `python -m simulations conformance` says what is missing first.
     scope.py         the default scope (no third-party imports)
     streams.py       SSE streams held open across steps, read by background tasks
     lockstep.py      one sequence, step by step on both sides, compared after every step
+    labels.py        how the lockstep names what a stream carries (tool message, priming)
     machine.py       Hypothesis stateful sequences over a running fleet; the run's summary
     findings.py      what it found: named minimal sequences, replayed by every conformance run
 """

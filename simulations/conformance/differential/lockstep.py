@@ -38,7 +38,6 @@ from model.actions import (
     Start,
     Stop,
 )
-from model.buffers import PRIMING
 from model.history import Applied, Decided, Initialized, Primed
 from model.state import holder
 
@@ -50,6 +49,7 @@ from ..processes import ServerInstance
 from ..steering import SteeredNginx
 from ..wire import SSE, WireClient
 from .disagreement import Disagreement
+from .labels import item_label, label_of, name
 from .streams import QUIET_WAIT, OpenStream, StreamPool, headers
 
 #: the model actions a sequence draws from (the others have no real counterpart here: the
@@ -80,17 +80,6 @@ class RealClient:
     stream: Optional[OpenStream] = None
     read: int = 0                       # events of `stream` the client has consumed
     applied: List[Tuple[int, int]] = field(default_factory=list)   # (token, msg) in order
-
-
-def label_of(data: str, messages: int) -> Optional[Tuple[int, int]]:
-    """(token, msg) of a tool message "t<token>:<n>" / "t<token>:done" in an SSE data field."""
-    from ..wire import SSE
-    label = SSE(None, data).label
-    if label is None or ":" not in label:
-        return None
-    tag, n = label.rsplit(":", 1)
-    token = int(tag.rsplit("t", 1)[1])
-    return token, messages - 1 if n == "done" else int(n) - 1
 
 
 class Lockstep:
@@ -241,20 +230,20 @@ class Lockstep:
         stream = real.stream
         want = "id" if type(event) is Primed else (event.token, event.msg)
         if stream is None:
-            self._differ("stream", f"c{c} has no real stream to receive {_name(want)} on")
+            self._differ("stream", f"c{c} has no real stream to receive {name(want)} on")
         if not stream.wait_for(real.read + 1):
-            self._differ("stream", f"c{c}'s stream never carried {_name(want)} (closed: "
+            self._differ("stream", f"c{c}'s stream never carried {name(want)} (closed: "
                          f"{stream.closed})")
         got_event = stream.events[real.read]
         real.read += 1
         got = self._label(got_event)
         if got != want:
-            self._differ("stream", f"c{c} received {_name(got)}, the model delivers "
-                         f"{_name(want)}")
+            self._differ("stream", f"c{c} received {name(got)}, the model delivers "
+                         f"{name(want)}")
         real.cursor = got_event.id
         if type(event) is Applied:
             real.applied.append(got)
-        self._map(self._cursor_key(c), got_event.id, _name(want))
+        self._map(self._cursor_key(c), got_event.id, name(want))
 
     def _lose_stream(self, c: int, half_open: bool) -> None:
         real = self.clients[c]
@@ -291,7 +280,7 @@ class Lockstep:
                              f"closes it at once ({decided.effect})")
             if stream.events:
                 self._differ("stream", "the closed stream carried "
-                             f"{[_name(self._label(e)) for e in stream.events]}")
+                             f"{[name(self._label(e)) for e in stream.events]}")
             real.stream = None
         elif not model.inflight:
             stream.wait_closed(QUIET_WAIT)
@@ -341,13 +330,13 @@ class Lockstep:
                 self._differ("closed", f"c{c}'s stream ended in the model; the real server "
                              "kept it open")
             return
-        want = [_item_label(item) for item in model.inflight]
+        want = [item_label(item) for item in model.inflight]
         stream = real.stream
         stream.wait_until(lambda: len(stream.events) - real.read >= len(want))
         got = [self._label(e) for e in stream.events[real.read:]]
         if got != want:
-            self._differ("stream", f"c{c}'s stream carries {[_name(g) for g in got]}, the "
-                         f"model has {[_name(w) for w in want]} in flight")
+            self._differ("stream", f"c{c}'s stream carries {[name(g) for g in got]}, the "
+                         f"model has {[name(w) for w in want]} in flight")
 
     def _check_cursor(self, c: int) -> None:
         model = self.state.clients[c].cursor
@@ -393,15 +382,3 @@ class Lockstep:
 
     def _differ(self, kind: str, what: str) -> None:
         raise Disagreement.of(kind)(f"at step {len(self.log)}: {what}", self.log)
-
-
-def _name(label) -> str:
-    """(token, msg) as "t<token>:<msg>"; anything else as it is."""
-    return f"t{label[0]}:{label[1]}" if isinstance(label, tuple) else str(label)
-
-
-def _item_label(item) -> object:
-    return "id" if item.truth.msg == PRIMING else (item.truth.token, item.truth.msg)
-
-
-
