@@ -199,6 +199,26 @@ class Compact(Record):
         return (self.instance, self.token)
 
 
+class Expire(Record):
+    """The execution record of `client`'s call whose result is message `msg` expires (its TTL:
+    stateless+idempotency). `instance` None: the shared record store."""
+
+    __slots__ = ("instance", "client", "msg")
+    _fields = ("instance", "client", "msg")
+    instance: Final[Optional[int]]
+    client: Final[int]      # the client's identity (the key's owner), not its slot
+    msg: Final[int]
+
+    def __init__(self, instance: Optional[int], client: int, msg: int) -> None:
+        self.instance = instance
+        self.client = client
+        self.msg = msg
+        self._hash = UNHASHED
+
+    def _key(self) -> Tuple[Any, ...]:
+        return (self.instance, self.client, self.msg)
+
+
 class Arrive(Record):
     """A new client arrives (open systems: the DES). It takes the slot of a departed client, or
     a new one. Always enabled; never listed by `enabled_actions`."""
@@ -213,12 +233,15 @@ class Arrive(Record):
 
 
 Action = Union[Init, Deliver, Persist, Disconnect, HalfOpen, ClientRestart, Reconnect,
-               IdleTimeout, ForeignCursor, Emit, Drain, Stop, Start, Evict, Compact, Arrive,
-               Depart]
+               IdleTimeout, ForeignCursor, Emit, Drain, Stop, Start, Evict, Compact, Expire,
+               Arrive, Depart]
 #: every kind of action, by name (ClientAction and the other bases are not actions)
 ACTIONS: Dict[str, type] = {kind.__name__: kind for kind in (
     Init, Deliver, Persist, Disconnect, HalfOpen, ClientRestart, Reconnect, IdleTimeout,
-    ForeignCursor, Emit, Drain, Stop, Start, Evict, Compact, Arrive, Depart)}
+    ForeignCursor, Emit, Drain, Stop, Start, Evict, Compact, Expire, Arrive, Depart)}
+#: the action kinds a stateless transport has no use for: no session to persist, resume,
+#: evict or compact the buffer of
+SESSION_ONLY: FrozenSet[type] = frozenset({Persist, Reconnect, ForeignCursor, Evict, Compact})
 
 
 def work_start(config: SystemConfig, client) -> int:
@@ -242,8 +265,9 @@ def emit_possible(state: State, config: SystemConfig, token: int,
 
 
 def live_tokens(state: State, config: SystemConfig) -> List[int]:
-    """Sessions live in a registry (shared) or in some process (local store), sorted."""
-    if config.store == "shared":
+    """Sessions live in a registry (shared) or in some process (local store), sorted; on a
+    stateless transport, the requests running in some process."""
+    if config.store == "shared" and config.transport == "sessions":
         return [token for token, _ in state.registry]
     return sorted({token for inst in state.instances for token, _ in inst.sessions})
 
@@ -263,6 +287,8 @@ def enabled_actions(state: State, config: SystemConfig,
     """Every action enabled in `state`, in a fixed order (closed system: no arrivals or
     departures, which the open-system engines schedule themselves), leaving out the action
     kinds in `without` (an explorer's spent budgets): the rest keep their order."""
+    if config.transport != "sessions":
+        without = without | SESSION_ONLY
     out: List[Action] = []
     init, persist, drop = Init not in without, Persist not in without, Disconnect not in without
     idle, crash = IdleTimeout not in without, ClientRestart not in without
@@ -308,6 +334,11 @@ def enabled_actions(state: State, config: SystemConfig,
             out.append(Start(i))
     if Evict not in without:
         out.extend(Evict(token) for token in live_tokens(state, config))
+    if config.transport == "stateless+idempotency" and Expire not in without:
+        per = config.messages_per_session    # a record's key: client * per + result message
+        out.extend(Expire(None, key // per, key % per) for key, _ in state.records)
+        for i, inst in enumerate(state.instances):
+            out.extend(Expire(i, key // per, key % per) for key, _ in inst.records)
     if Compact in without:
         return out
     if config.buffer == "shared":

@@ -44,12 +44,13 @@ def record_event(state: State, config: SystemConfig, instance: int, token: int,
                        live.next_msg + (msg != PRIMING), seq, live.orphan)
     sessions = tset(inst.sessions, token, live)
     if config.buffer == "shared":
-        inst = Instance(inst.status, inst.incarnation, sessions, inst.buffers, inst.counter)
+        inst = Instance(inst.status, inst.incarnation, sessions, inst.buffers, inst.counter,
+                        inst.records)
         return state.replace(buffers=tset(state.buffers, buffer_key(config, token), buffer),
                               counter=counter,
                               serial=serial, instances=replace_at(state.instances, instance,
                                                                   inst)), entry, dropped
     inst = Instance(inst.status, inst.incarnation, sessions,
-                    tset(inst.buffers, buffer_key(config, token), buffer), counter)
+                    tset(inst.buffers, buffer_key(config, token), buffer), counter, inst.records)
     return state.replace(instances=replace_at(state.instances, instance, inst),
                           serial=serial), entry, dropped

@@ -6,7 +6,7 @@ without having been told (a hole: silent loss).
 """
 from __future__ import annotations
 
-from typing import Tuple
+from typing import Optional, Tuple
 
 from .buffers import PRIMING
 from .config import SystemConfig
@@ -24,6 +24,7 @@ from .history import (
 )
 from .pairs import tget, tset
 from .state import Client, State, owner_of, replace_at, set_orphan
+from .stateless import REQUEST_RUNS_ON, cancel_request, forget_request, result_of
 
 
 def _set(state: State, c: int, client: Client) -> State:
@@ -41,7 +42,7 @@ def deliver(state: State, config: SystemConfig, c: int) -> Tuple[State, list]:
     assert open_stream is not None and client.token is not None
     if truth.msg == PRIMING:
         client = client.replace(inflight=rest, cursor=Cursor(item.wire, truth))
-        return _drained(_set(state, c, client), c, [Primed(who, item.wire)])
+        return _drained(_set(state, c, client), c, [Primed(who, item.wire)], config)
     stream = open_stream.replace(frames=open_stream.frames + 1)
     client = client.replace(inflight=rest, stream=stream, cursor=Cursor(item.wire, truth),
                              seen=client.seen | {item.wire} if config.client_dedupe
@@ -50,9 +51,16 @@ def deliver(state: State, config: SystemConfig, c: int) -> Tuple[State, list]:
     own = owner == who
     first = tget(client.applied, truth.msg) if own else None
     if config.client_dedupe and item.wire in state.clients[c].seen:
-        return _set(state, c, client), [Dropped(who, item.wire, owner, truth.msg,
-                                                own and first is None)]
+        dropped = [Dropped(who, item.wire, owner, truth.msg, own and first is None)]
+        if config.transport == "sessions":
+            return _set(state, c, client), dropped
+        return _drained(_set(state, c, client), c, dropped, config)
     holes: Tuple[int, ...] = ()
+    if own and item.via == "recorded":   # a recorded result: the call is over, and the
+        done = {k for k, _ in client.applied}   # progress it skips is no loss
+        call_first = result_of(config, truth.msg) - (truth.msg % config.messages_per_call)
+        client = client.replace(missed=client.missed | {
+            m for m in range(call_first, truth.msg) if m not in done})
     if own:
         done = {k for k, _ in client.applied}
         holes = tuple(m for m in range(truth.msg) if m not in done and m not in client.missed)
@@ -66,14 +74,22 @@ def deliver(state: State, config: SystemConfig, c: int) -> Tuple[State, list]:
         first_token=first[0] if first else None, first_generation=first[1] if first else None,
         admission=stream.admission, client_gen=stream.client_gen,
         serving_gen=stream.serving_gen, cursor_foreign=stream.cursor_foreign, holes=holes)
-    return _drained(_set(state, c, client), c, [event])
+    return _drained(_set(state, c, client), c, [event], config)
 
 
-def _drained(state: State, c: int, events: list) -> Tuple[State, list]:
-    """A stream that ends once its replay is delivered closes with its last event."""
+def _drained(state: State, c: int, events: list, config: SystemConfig) -> Tuple[State, list]:
+    """A stream that ends once its replay is delivered closes with its last event; so does a
+    stateless request's response stream once the request is over and all of it delivered."""
     client = state.clients[c]
-    if client.stream is not None and client.stream.ends_when_drained and not client.inflight:
-        state, closed = close_stream(state, c, "server_close")
+    stream = client.stream
+    if stream is None or client.inflight:
+        return state, events
+    if stream.ends_when_drained:
+        state, closed = close_stream(state, c, "server_close", config)
+        events = events + closed
+    elif config.transport != "sessions" and \
+            tget(state.instances[stream.instance].sessions, stream.token) is None:
+        state, closed = close_stream(state, c, "complete", config)
         events = events + closed
     return state, events
 
@@ -86,13 +102,24 @@ def persist(state: State, config: SystemConfig, c: int) -> Tuple[State, list]:
     return _set(state, c, client), [CursorPersisted(client.ident, client.token, wire)]
 
 
-def close_stream(state: State, c: int, reason: str) -> Tuple[State, list]:
-    """The client's open stream ends; events in flight are lost, the work is not."""
+def close_stream(state: State, c: int, reason: str,
+                 config: Optional[SystemConfig] = None) -> Tuple[State, list]:
+    """The client's open stream ends; events in flight are lost, the work is not. On a
+    stateless transport (`config` says) the request goes with it: the client is owed a
+    re-issue of its unfinished calls, and the request is cancelled unless the server did not
+    see the break or the request is over (`model.stateless.REQUEST_RUNS_ON`)."""
     client = state.clients[c]
-    assert client.stream is not None
-    event = StreamClosed(client.ident, client.stream.instance, reason, client.stream.frames)
-    client = client.replace(phase="idle", stream=None, inflight=())
-    return _set(state, c, client), [event]
+    stream = client.stream
+    assert stream is not None
+    event = StreamClosed(client.ident, stream.instance, reason, stream.frames)
+    if config is None or config.transport == "sessions":
+        return _set(state, c, client.replace(phase="idle", stream=None, inflight=())), [event]
+    client = client.replace(phase="needs_init", token=None, cursor=None, stream=None,
+                            inflight=())
+    state = _set(state, c, client)
+    if reason not in REQUEST_RUNS_ON:
+        state = cancel_request(state, stream.instance, stream.token)
+    return forget_request(state, stream.token), [event]
 
 
 def half_open(state: State, config: SystemConfig, c: int) -> Tuple[State, list]:
@@ -103,9 +130,9 @@ def half_open(state: State, config: SystemConfig, c: int) -> Tuple[State, list]:
     resumed stream registered after the result: seen in differential testing)."""
     stream = state.clients[c].stream
     assert stream is not None
-    state, events = close_stream(state, c, "half_open")
+    state, events = close_stream(state, c, "half_open", config)
     live = tget(state.instances[stream.instance].sessions, stream.token)
-    if live is None:
+    if live is None or config.transport != "sessions":   # a stateless request runs on
         return state, events
     if stream.kind == "resume":
         state = set_orphan(state, stream.instance, stream.token, "resumed")
@@ -120,9 +147,10 @@ def client_restart(state: State, config: SystemConfig, c: int) -> Tuple[State, l
     (written with each event's effect), so it survives while the session stays the same."""
     events: list = []
     if state.clients[c].phase == "open":
-        state, events = close_stream(state, c, "client_restart")
+        state, events = close_stream(state, c, "client_restart", config)
     client = state.clients[c]
-    token, cursor = client.persisted if client.persisted is not None else (None, None)
+    token, cursor = client.persisted if client.persisted is not None and \
+        config.transport == "sessions" else (None, None)
     stale = token == client.token and cursor != client.cursor
     client = client.replace(phase="idle" if token is not None else "needs_init", token=token,
                              cursor=cursor, stream=None, inflight=(),
@@ -146,7 +174,7 @@ def depart(state: State, config: SystemConfig, c: int) -> Tuple[State, list]:
     """The client leaves: its stream closes and its slot is freed for the next arrival."""
     events: list = []
     if state.clients[c].phase == "open":
-        state, events = close_stream(state, c, "client_left")
+        state, events = close_stream(state, c, "client_left", config)
     client = state.clients[c]
     done = {k for k, _ in client.applied}
     owed = tuple(m for m in range(config.messages_per_session) if m not in done)

@@ -21,6 +21,11 @@ LB_KINDS = ("round_robin", "random", "least_connections", "sticky")
 CLIENT_REACTIONS = ("reinit", "fail")
 #: what a server does with a resumption of a stream it still writes to an earlier connection
 ATTACHED_STREAM_REACTIONS = ("take_over", "replay_then_close")
+#: how clients and servers talk: "sessions" (initialize, Mcp-Session-Id, a resumable stream:
+#: protocol 2025-11-25 and earlier) or the 2026-07-28 single-exchange POST, with no session and
+#: no resumption ("stateless": a broken response stream loses the request, the client
+#: re-issues it), optionally with an idempotency key per logical call that the servers record
+TRANSPORTS = ("sessions", "stateless", "stateless+idempotency")
 
 _CHOICES = {
     "store": PLACEMENTS,
@@ -31,6 +36,8 @@ _CHOICES = {
     "on_404": CLIENT_REACTIONS,
     "on_409": CLIENT_REACTIONS,
     "on_attached_stream": ATTACHED_STREAM_REACTIONS,
+    "transport": TRANSPORTS,
+    "execution_record": PLACEMENTS,
 }
 _MINIMUM = {"instances": 1, "clients": 1, "messages_per_session": 1, "messages_per_call": 1,
             "buffer_capacity": 1, "side_effect_every": 1}
@@ -76,6 +83,18 @@ class SystemConfig:
     side_effect_every
                      every n-th call's result is non-idempotent (1: all of them): applying it
                      twice repeats a side effect
+    transport        "sessions" (the default: everything above), "stateless" (protocol
+                     2026-07-28: each POST carries the client's unfinished calls and streams
+                     their messages on its own response; no session, registry, replay buffer or
+                     resumption; a break the server sees cancels the request, one it does not
+                     see lets it run on; the client re-issues every unfinished call with a new
+                     request id) or "stateless+idempotency" (the same, and each logical call
+                     carries an idempotency key: the server that executes it records its result,
+                     and a server that sees the key recorded returns that result instead of
+                     executing again)
+    execution_record where "stateless+idempotency" keeps its execution records: "local" (in
+                     the process that executed the call, lost when it stops) or "shared"
+                     (Redis-like); records expire with a TTL (an `Expire` action)
     """
 
     instances: int = 2
@@ -95,6 +114,8 @@ class SystemConfig:
     priming: bool = True
     priming_on_resume: bool = False
     on_attached_stream: str = "take_over"
+    transport: str = "sessions"
+    execution_record: str = "shared"
 
     def __post_init__(self) -> None:
         for f in fields(self):
@@ -117,7 +138,26 @@ class SystemConfig:
         return self.from_mapping({**asdict(self), **changes})
 
     def as_dict(self) -> dict:
-        return asdict(self)
+        """Every field, but the transport's own left out where they say nothing: `transport`
+        when it is "sessions" (the default), `execution_record` when it is the default and no
+        idempotency keys read it. So a sessions deployment reads as it did before there were
+        other transports, and `from_mapping` gives the same configuration back."""
+        data = asdict(self)
+        if self.transport == "sessions":
+            del data["transport"]
+        if not self.idempotency and self.execution_record == "shared":
+            del data["execution_record"]
+        return data
+
+    @property
+    def stateless(self) -> bool:
+        """No sessions: a 2026-07-28 transport (a POST per request, re-issue on break)."""
+        return self.transport != "sessions"
+
+    @property
+    def idempotency(self) -> bool:
+        """Calls carry idempotency keys and servers keep execution records."""
+        return self.transport == "stateless+idempotency"
 
     def is_result(self, index: int) -> bool:
         """Message `index` is a call's result (non-idempotent side effect when applied); the last

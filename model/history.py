@@ -22,6 +22,7 @@ from .server_events import (
     Emitted,
     Initialized,
     InstanceChanged,
+    RecordExpired,
     Recreated,
     SessionEvicted,
 )
@@ -29,7 +30,7 @@ from .vocabulary import Via
 
 __all__ = ["Applied", "BufferCompacted", "ClientArrived", "ClientDeparted", "ClientFailed",
            "ClientRestarted", "CursorPersisted", "CursorReplaced", "Decided", "Dropped", "Emitted",
-           "GapAccepted", "Initialized", "InstanceChanged", "Primed", "Recreated",
+           "GapAccepted", "Initialized", "InstanceChanged", "Primed", "RecordExpired", "Recreated",
            "SessionEvicted", "StreamClosed", "StreamStalled"]
 
 

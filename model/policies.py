@@ -195,6 +195,16 @@ IMPLEMENTATIONS: Dict[str, GateFunction] = {
 NAMED_GATES: Dict[str, GateFunction] = {**POLICIES, **IMPLEMENTATIONS}
 
 
+def _no_resumption(request: ResumeRequest, view: ServerView) -> Decision:
+    """The gate of a stateless transport: it has no resumption, so nothing ever asks it."""
+    raise ValueError("a stateless transport has no resumption for a gate to decide")
+
+
+#: the transports without sessions (model.config.TRANSPORTS but "sessions"): each is a design
+#: of its own, compared beside the gates of session resumption as a row of its own
+STATELESS_ROWS = ("stateless", "stateless+idempotency")
+
+
 class Gate(Record):
     """A named gate: one of POLICIES or a user's callable."""
 
@@ -222,9 +232,12 @@ def unknown_policy(name: str) -> Optional[str]:
 
 def resolve_gate(policy: Union[str, GateFunction, Gate]) -> Gate:
     """A Gate for a policy name, a user callable or a Gate; unknown names raise ValueError
-    listing the valid ones."""
+    listing the valid ones. A stateless transport's name gives the gate it runs with (one that
+    is never asked: `no_resumption`)."""
     if isinstance(policy, Gate):
         return policy
+    if isinstance(policy, str) and policy in STATELESS_ROWS:
+        return no_resumption(policy)
     if isinstance(policy, str):
         problem = unknown_policy(policy)
         if problem is not None:
@@ -251,3 +264,9 @@ def decide(gate: Gate, request: ResumeRequest, view: ServerView) -> Decision:
     if problem is not None:
         raise GateError(gate.name, problem)
     return decision
+
+
+def no_resumption(transport: str) -> Gate:
+    """The gate a stateless transport runs with, named after the transport (no Reconnect is
+    ever enabled on it, so it is never asked)."""
+    return Gate(transport, _no_resumption)

@@ -42,6 +42,7 @@ from .history import (
 )
 from .record import UNHASHED, Record
 from .resume import owes
+from .stateless import REQUEST_ADMISSION
 from .view import BELOW_FLOOR, NO_CURSOR
 
 SAFETY, LIVENESS, SOMETIMES, COST = "safety", "liveness", "sometimes", "cost"
@@ -49,7 +50,17 @@ KINDS = (SAFETY, LIVENESS, SOMETIMES, COST)
 
 SERVER_CAUSES = ("cross_generation", "restart_from_head", "foreign_cursor")
 CLIENT_CAUSES = ("stale_cursor",)
-RECOVERY_CAUSES = ("reissued_after_refusal",)
+RECOVERY_CAUSES = ("reissued_after_refusal", "reissued_after_break")
+#: why a call is executed again (`Emitted.reexecution`), and the causes held against a design:
+#: a recreated generation re-runs a call nobody asked for; on a stateless transport the re-issue
+#: after a break is the transport's only recovery, so a call executed twice by it is the
+#: design's doing, and with idempotency keys so is a record the server cannot see. A re-issue
+#: after a refusal (sessions) is the cost of the refusal, counted beside the gate's verdicts
+#: (`reexecuted_call`), not against it.
+REEXECUTION_CAUSES = ("recreated_generation", "reissued_after_refusal", "reissued_after_break",
+                      "record_elsewhere", "record_gone")
+JUDGED_REEXECUTIONS = ("recreated_generation", "reissued_after_break", "record_elsewhere",
+                       "record_gone")
 
 
 class Hit(Record):
@@ -96,6 +107,11 @@ def _always(config: SystemConfig) -> bool:
     return True
 
 
+def _sessions(config: SystemConfig) -> bool:
+    """The situation needs sessions (a resumption, a session's buffer or cursor)."""
+    return config.transport == "sessions"
+
+
 @dataclass(frozen=True)
 class Property:
     """One property. `reads` are the event types `check` looks at (safety, sometimes, cost);
@@ -120,7 +136,8 @@ def duplicate_cause(event: Applied) -> str:
     if event.cursor_foreign:
         return "foreign_cursor"
     if event.first_token != event.token:
-        return "reissued_after_refusal"
+        return "reissued_after_break" if event.admission == REQUEST_ADMISSION \
+            else "reissued_after_refusal"
     if event.first_generation != event.generation or (
             event.client_gen is not None and event.serving_gen != event.client_gen):
         return "cross_generation"
@@ -166,18 +183,20 @@ def _needless_reinit(e: Decided) -> Optional[Hit]:
 
 
 def _execution_cause(e: Emitted) -> str:
-    first = e.first_execution
-    assert first is not None    # asked only of a call executed before
-    return "recreated_generation" if first[0] == e.token else "reissued_after_refusal"
+    assert e.first_execution is not None    # asked only of a call executed before
+    return e.reexecution
 
 
 def _duplicate_execution(e: Emitted) -> Optional[Hit]:
-    if e.side_effect and e.first_execution is not None and \
-            _execution_cause(e) == "recreated_generation":
-        return Hit(1, "recreated_generation",
+    first = e.first_execution
+    if not e.side_effect or first is None or e.reexecution not in JUDGED_REEXECUTIONS:
+        return None
+    if e.reexecution == "recreated_generation":
+        return Hit(1, e.reexecution,
                    f"m{e.msg}'s call executed again by generation {e.generation} (first by "
-                   f"S{e.first_execution[0]} generation {e.first_execution[1]})")
-    return None
+                   f"S{first[0]} generation {first[1]})")
+    return Hit(1, e.reexecution, f"m{e.msg}'s call executed again by request R{e.token} "
+                                 f"(first by R{first[0]}; {e.reexecution})")
 
 
 def _any_duplicate(e: Applied) -> Optional[Hit]:
@@ -226,7 +245,8 @@ PROPERTIES: Tuple[Property, ...] = (
     Property("needless_reinit", SAFETY, "REINIT", "a 404 from an instance whose own process holds "
              "the session live", True, (Decided,), _needless_reinit),
     Property("duplicate_execution", SAFETY, "EXEC", "the servers execute a non-idempotent call "
-             "again without the client asking (a recreated generation re-runs it)", True,
+             "again: a recreated generation re-runs it, or (stateless) a re-issue after a break "
+             "executes it again because no execution record is seen", True,
              (Emitted,), _duplicate_execution),
     Property("any_duplicate", SAFETY, "ANYDUP", "a client applies one of its messages again, for "
              "any reason (diagnostic: what client dedupe is for)", False, (Applied,),
@@ -235,23 +255,25 @@ PROPERTIES: Tuple[Property, ...] = (
              "not told it lost, on a run where the system's own progress (delivery, emission, "
              "retries, instance starts) never stops and no further fault comes", True,
              waiting=waiting_cause),
-    _situation("resumption", "a resumption request is decided", Decided, lambda e: True),
+    _situation("resumption", "a resumption request is decided", Decided, lambda e: True,
+               applies=_sessions),
     _situation("admitted_resumption", "a resumption with a cursor is admitted (200)", Decided,
-               lambda e: e.status == 200 and e.position != NO_CURSOR),
+               lambda e: e.status == 200 and e.position != NO_CURSOR, applies=_sessions),
     _situation("restart", "an instance stops or crashes", InstanceChanged,
                lambda e: e.what in ("stop", "crash")),
     _situation("lost_session_state", "a resumption reaches an instance that would have to "
                "recreate the session as a new generation (its state was lost)", Decided,
-               lambda e: e.recreates, applies=lambda c: c.store == "shared"),
+               lambda e: e.recreates, applies=lambda c: _sessions(c) and c.store == "shared"),
     _situation("truncated_buffer", "a replay buffer drops an event", (BufferCompacted, Emitted),
-               lambda e: type(e) is BufferCompacted or e.dropped is not None),
+               lambda e: type(e) is BufferCompacted or e.dropped is not None, applies=_sessions),
     _situation("gap_resumption", "a resumption presents a cursor below the floor", Decided,
                lambda e: e.position == BELOW_FLOOR,
-               applies=lambda c: c.event_ids != "uuid"),   # a uuid has no order
+               applies=lambda c: _sessions(c) and c.event_ids != "uuid"),   # a uuid: no order
     _situation("stale_client_restart", "a client restarts with a stale persisted cursor",
-               ClientRestarted, lambda e: e.stale),
+               ClientRestarted, lambda e: e.stale, applies=_sessions),
     _situation("foreign_cursor_presented", "a resumption presents another session's cursor",
-               Decided, lambda e: e.cursor_foreign, applies=lambda c: c.clients >= 2),
+               Decided, lambda e: e.cursor_foreign,
+               applies=lambda c: _sessions(c) and c.clients >= 2),
     _cost("refusal", "refused", "a resumption answered with a non-200 status", Decided,
           lambda e: e.status != 200, lambda e: e.code),
     _cost("reinit", "re-inits", "a client re-initializes (a new session for unfinished calls)",
@@ -266,8 +288,7 @@ PROPERTIES: Tuple[Property, ...] = (
           Emitted, lambda e: e.result and e.first_execution is not None, _execution_cause),
     _cost("reissue_redelivery", "re-delivered", "a re-issued call delivers progress the client "
           "had already applied", Applied,
-          lambda e: _own_duplicate(e) == "reissued_after_refusal",
-          lambda e: "reissued_after_refusal"),
+          lambda e: _own_duplicate(e) in RECOVERY_CAUSES, _own_duplicate),
 )
 
 BY_NAME: Dict[str, Property] = {p.name: p for p in PROPERTIES}

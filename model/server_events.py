@@ -38,9 +38,9 @@ class Initialized(Record):
 
 class Emitted(Record):
     __slots__ = ("instance", "token", "generation", "msg", "owner", "wire", "live_to", "dropped",
-                 "result", "side_effect", "first_execution")
+                 "result", "side_effect", "first_execution", "reexecution", "recorded")
     _fields = ("instance", "token", "generation", "msg", "owner", "wire", "live_to", "dropped",
-               "result", "side_effect", "first_execution")
+               "result", "side_effect", "first_execution", "reexecution", "recorded")
     instance: Final[int]
     token: Final[int]
     generation: Final[int]
@@ -54,11 +54,20 @@ class Emitted(Record):
     #: (token, generation) that executed this call before, if any (ground truth): this is a
     #: re-execution
     first_execution: Final[Optional[Tuple[int, int]]]
+    #: why a call executed before is executed again (ground truth; "" for a first execution):
+    #: "recreated_generation" (a recreated generation re-runs it), "reissued_after_refusal"
+    #: (the client re-initialized after a refusal), "reissued_after_break" (stateless: the
+    #: client re-issued it after its response stream broke), "record_elsewhere" or
+    #: "record_gone" (stateless+idempotency: its execution record is in another process, or
+    #: expired or lost with its process)
+    reexecution: Final[str]
+    recorded: Final[bool]  # the result was sent from an execution record, unexecuted
 
     def __init__(self, instance: int, token: int, generation: int, msg: int, owner: int,
                  wire: WireId, live_to: Tuple[int, ...], dropped: Optional[WireId],
                  result: bool = False, side_effect: bool = False,
-                 first_execution: Optional[Tuple[int, int]] = None) -> None:
+                 first_execution: Optional[Tuple[int, int]] = None, reexecution: str = "",
+                 recorded: bool = False) -> None:
         self.instance = instance
         self.token = token
         self.generation = generation
@@ -70,11 +79,14 @@ class Emitted(Record):
         self.result = result
         self.side_effect = side_effect
         self.first_execution = first_execution
+        self.reexecution = reexecution
+        self.recorded = recorded
         self._hash = UNHASHED
 
     def _key(self) -> Tuple[Any, ...]:
         return (self.instance, self.token, self.generation, self.msg, self.owner, self.wire,
-                self.live_to, self.dropped, self.result, self.side_effect, self.first_execution)
+                self.live_to, self.dropped, self.result, self.side_effect, self.first_execution,
+                self.reexecution, self.recorded)
 
 
 class Decided(Record):
@@ -202,3 +214,22 @@ class Recreated(Record):
 
     def _key(self) -> Tuple[Any, ...]:
         return (self.instance, self.token, self.generation, self.work_start)
+
+
+class RecordExpired(Record):
+    """An execution record (stateless+idempotency) reached its TTL."""
+
+    __slots__ = ("instance", "client", "msg")
+    _fields = ("instance", "client", "msg")
+    instance: Final[Optional[int]]  # None: the shared record store
+    client: Final[int]
+    msg: Final[int]  # the call's result message
+
+    def __init__(self, instance: Optional[int], client: int, msg: int) -> None:
+        self.instance = instance
+        self.client = client
+        self.msg = msg
+        self._hash = UNHASHED
+
+    def _key(self) -> Tuple[Any, ...]:
+        return (self.instance, self.client, self.msg)

@@ -92,42 +92,50 @@ class LiveSession(Record):
 
 
 class Instance(Record):
-    __slots__ = ("status", "incarnation", "sessions", "buffers", "counter", "_anon")
-    _fields = ("status", "incarnation", "sessions", "buffers", "counter")
+    __slots__ = ("status", "incarnation", "sessions", "buffers", "counter", "records", "_anon")
+    _fields = ("status", "incarnation", "sessions", "buffers", "counter", "records")
     status: Final[Status]
     incarnation: Final[int]      # bumped by every start
-    sessions: Final[Pairs]       # token -> LiveSession
+    sessions: Final[Pairs]       # token -> LiveSession (stateless: request id -> the request)
     buffers: Final[Pairs]        # token -> Buffer (buffer = "local")
     counter: Final[int]          # process-wide event counter (event_ids = "global", local buffers)
+    records: Final[Pairs]        # idempotency key (model.stateless.record_key: the client and
+    #                              the call's result message) -> request id that executed the
+    #                              call: execution records (execution_record = "local")
     _anon: int
 
     def __init__(self, status: Status, incarnation: int, sessions: Pairs = (),
-                 buffers: Pairs = (), counter: int = 0) -> None:
+                 buffers: Pairs = (), counter: int = 0, records: Pairs = ()) -> None:
         self.status = status
         self.incarnation = incarnation
         self.sessions = sessions
         self.buffers = buffers
         self.counter = counter
+        self.records = records
         self._hash = self._anon = UNHASHED
 
     def _key(self) -> Tuple[Any, ...]:
-        return (self.status, self.incarnation, self.sessions, self.buffers, self.counter)
+        return (self.status, self.incarnation, self.sessions, self.buffers, self.counter,
+                self.records)
 
     def replace(self, status: Any = KEEP, incarnation: Any = KEEP, sessions: Any = KEEP,
-                buffers: Any = KEEP, counter: Any = KEEP) -> Instance:
+                buffers: Any = KEEP, counter: Any = KEEP, records: Any = KEEP) -> Instance:
         return Instance(self.status if status is KEEP else status,
                         self.incarnation if incarnation is KEEP else incarnation,
                         self.sessions if sessions is KEEP else sessions,
                         self.buffers if buffers is KEEP else buffers,
-                        self.counter if counter is KEEP else counter)
+                        self.counter if counter is KEEP else counter,
+                        self.records if records is KEEP else records)
 
     def anon_hash(self) -> int:
-        """The hash without the clients its sessions name (symmetry reduction)."""
+        """The hash without the clients its sessions name (symmetry reduction). Execution
+        records name clients too: a configuration that keeps them is explored without
+        symmetry reduction (`model.symmetry`)."""
         h = self._anon
         if h == UNHASHED:
             h = self._anon = hash((self.status, self.incarnation,
                                    tuple([(t, s.anon_hash()) for t, s in self.sessions]),
-                                   self.buffers, self.counter))
+                                   self.buffers, self.counter, self.records))
         return h
 
     def session_clients(self) -> Tuple[int, ...]:

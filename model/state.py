@@ -164,9 +164,9 @@ class Client(Record):
 
 class State(Record):
     __slots__ = ("clients", "instances", "registry", "buffers", "counter", "serial",
-                 "next_token", "rr", "affinity", "next_ident", "owners")
+                 "next_token", "rr", "affinity", "next_ident", "owners", "records")
     _fields = ("clients", "instances", "registry", "buffers", "counter", "serial",
-               "next_token", "rr", "affinity", "next_ident", "owners")
+               "next_token", "rr", "affinity", "next_ident", "owners", "records")
     clients: Final[Tuple[Client, ...]]
     instances: Final[Tuple[Instance, ...]]
     registry: Final[Pairs]       # token -> SessionRecord (store = "shared")
@@ -179,11 +179,13 @@ class State(Record):
     next_ident: Final[int]       # identity of the next client to arrive
     owners: Final[Pairs]         # token -> ident of the client that initialized it (ground
     #                              truth)
+    records: Final[Pairs]        # idempotency key (model.stateless.record_key) -> request id
+    #                              that executed the call: shared execution records
 
     def __init__(self, clients: Tuple[Client, ...], instances: Tuple[Instance, ...],
                  registry: Pairs = (), buffers: Pairs = (), counter: int = 0, serial: int = 0,
                  next_token: int = 1, rr: int = 0, affinity: Pairs = (), next_ident: int = 0,
-                 owners: Pairs = ()) -> None:
+                 owners: Pairs = (), records: Pairs = ()) -> None:
         self.clients = clients
         self.instances = instances
         self.registry = registry
@@ -195,17 +197,18 @@ class State(Record):
         self.affinity = affinity
         self.next_ident = next_ident
         self.owners = owners
+        self.records = records
         self._hash = UNHASHED
 
     def _key(self) -> Tuple[Any, ...]:
         return (self.clients, self.instances, self.registry, self.buffers, self.counter,
                 self.serial, self.next_token, self.rr, self.affinity, self.next_ident,
-                self.owners)
+                self.owners, self.records)
 
     def replace(self, clients: Any = KEEP, instances: Any = KEEP, registry: Any = KEEP,
                 buffers: Any = KEEP, counter: Any = KEEP, serial: Any = KEEP,
                 next_token: Any = KEEP, rr: Any = KEEP, affinity: Any = KEEP,
-                next_ident: Any = KEEP, owners: Any = KEEP) -> State:
+                next_ident: Any = KEEP, owners: Any = KEEP, records: Any = KEEP) -> State:
         return State(self.clients if clients is KEEP else clients,
                      self.instances if instances is KEEP else instances,
                      self.registry if registry is KEEP else registry,
@@ -216,12 +219,15 @@ class State(Record):
                      self.rr if rr is KEEP else rr,
                      self.affinity if affinity is KEEP else affinity,
                      self.next_ident if next_ident is KEEP else next_ident,
-                     self.owners if owners is KEEP else owners)
+                     self.owners if owners is KEEP else owners,
+                     self.records if records is KEEP else records)
 
     def plain_hash(self) -> int:
-        """The hash of the fields that name no client or instance (symmetry reduction)."""
+        """The hash of the fields that name no client or instance (symmetry reduction), and of
+        the shared execution records, which do name clients: a configuration that keeps them is
+        explored without symmetry reduction (`model.symmetry`)."""
         return hash((self.buffers, self.counter, self.serial, self.next_token, self.rr,
-                     self.next_ident))
+                     self.next_ident, self.records))
 
 
 def initial_state(config: SystemConfig) -> State:
@@ -252,16 +258,18 @@ def replace_at(items: Tuple[Any, ...], index: int, value: Any) -> Tuple[Any, ...
 
 
 def holder(state: State, config: SystemConfig, token: int) -> Optional[int]:
-    """The instance that runs session `token` at its current generation, if any (up or draining).
-    Invariant: at most one instance holds a session at its registry generation."""
-    record = tget(state.registry, token) if config.store == "shared" else None
+    """The instance that runs session `token` at its current generation, if any (up or draining);
+    on a stateless transport, the instance running request `token`. Invariant: at most one
+    instance holds a session at its registry generation, and a request runs on one instance."""
+    registered = config.store == "shared" and config.transport == "sessions"
+    record = tget(state.registry, token) if registered else None
     for index, inst in enumerate(state.instances):
         if inst.status == "down":
             continue
         live = tget(inst.sessions, token)
         if live is None:
             continue
-        if config.store == "local" or (record is not None and live.generation == record.generation):
+        if not registered or (record is not None and live.generation == record.generation):
             return index
     return None
 

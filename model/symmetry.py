@@ -186,6 +186,9 @@ class Canonicalizer:
 
     def __init__(self, config: SystemConfig, symmetry: bool = True):
         n_c, n_i = config.clients, config.instances
+        # execution records (stateless+idempotency) are keyed by client identity, which no
+        # part hash takes out: such a configuration is explored without symmetry reduction
+        symmetry = symmetry and not config.idempotency
         self.clients_alike = symmetry and n_c > 1
         self.instances_alike = symmetry and n_i > 1 and config.lb in SYMMETRIC_LBS
         client_perms = list(permutations(range(n_c))) if self.clients_alike \

@@ -18,6 +18,7 @@ from .actions import (
     Drain,
     Emit,
     Evict,
+    Expire,
     ForeignCursor,
     HalfOpen,
     IdleTimeout,
@@ -49,6 +50,7 @@ from .protocol import Decision
 from .resume import gate_decision, initialize, reconnect, stream_is_dead
 from .servers import Instance
 from .state import Client, State, holder, replace_at, set_orphan, slot_of
+from .stateless import emit_request, expire, forget_request, issue
 
 
 class Step(NamedTuple):
@@ -81,7 +83,7 @@ def emit(state: State, config: SystemConfig, token: int) -> Tuple[State, list]:
             item = Item(entry.wire, entry.truth, "live")
             clients[c] = client.replace(inflight=client.inflight + (item,))
             live_to.append(client.ident)
-    result, first = config.is_result(msg), None
+    result, first, again = config.is_result(msg), None, ""
     owner_slot = slot_of(state, live.client) if result else None
     if owner_slot is not None:
         owner = clients[owner_slot]
@@ -89,9 +91,12 @@ def emit(state: State, config: SystemConfig, token: int) -> Tuple[State, list]:
         if first is None:
             clients[owner_slot] = owner.replace(
                 executed=tset(owner.executed, msg, (token, live.generation)))
+        else:
+            again = "recreated_generation" if first[0] == token else "reissued_after_refusal"
     state = state.replace(clients=tuple(clients))
     return state, [Emitted(h, token, live.generation, msg, live.client, entry.wire,
-                           tuple(live_to), dropped, result, config.has_side_effect(msg), first)]
+                           tuple(live_to), dropped, result, config.has_side_effect(msg), first,
+                           again)]
 
 
 def _changed_keys(old: Pairs, new: Pairs, into: Set[int]) -> None:
@@ -193,14 +198,15 @@ def mark_stalls(state: State, config: SystemConfig,
     return state, events
 
 
-def _close_streams(state: State, instance=None, token=None, reason: str = "") -> Tuple[State, list]:
+def _close_streams(state: State, config: SystemConfig, instance=None, token=None,
+                   reason: str = "") -> Tuple[State, list]:
     """Close every open stream on `instance` (or of session `token`)."""
     events: list = []
     for c, client in enumerate(state.clients):
         stream = client.stream
         if client.phase == "open" and stream is not None and (stream.instance == instance
                                                               or stream.token == token):
-            state, closed = close_stream(state, c, reason)
+            state, closed = close_stream(state, c, reason, config)
             events.extend(closed)
     return state, events
 
@@ -219,7 +225,10 @@ def stop(state: State, config: SystemConfig, i: int) -> Tuple[State, list]:
     lost = tuple(token for token, _ in inst.sessions)
     state = state.replace(instances=replace_at(state.instances, i,
                                                 Instance("down", inst.incarnation)))
-    state, closed = _close_streams(state, instance=i, reason="instance_stop")
+    state, closed = _close_streams(state, config, instance=i, reason="instance_stop")
+    if config.transport != "sessions":    # its requests are gone, listened to or not
+        for token in lost:
+            state = forget_request(state, token)
     return state, [InstanceChanged(i, what, inst.incarnation, lost)] + closed
 
 
@@ -238,7 +247,7 @@ def evict(state: State, config: SystemConfig, token: int) -> Tuple[State, list]:
     state = state.replace(registry=tdel(state.registry, token),
                            affinity=tdel(state.affinity, token),
                            buffers=tdel(state.buffers, token), instances=instances)
-    state, closed = _close_streams(state, token=token, reason="session_evicted")
+    state, closed = _close_streams(state, config, token=token, reason="session_evicted")
     shared = config.buffer_keying == "request_id"   # its events stay in the shared streams
     if not shared and not any(item.truth.token == token for c in state.clients
                               for item in c.inflight):
@@ -267,19 +276,23 @@ def transition(state: State, config: SystemConfig, gate: Gate, action,
         case Deliver(client=c):
             return deliver(state, config, c)
         case Emit(token=token):
+            if config.transport != "sessions":
+                return emit_request(state, config, token)
             return emit(state, config, token)
         case Reconnect(client=c, instance=i):
             return reconnect(state, config, gate, c, i, decided)
         case Init(client=c, instance=i):
+            if config.transport != "sessions":
+                return issue(state, config, c, i)
             return initialize(state, config, c, i)
         case Persist(client=c):
             return persist(state, config, c)
         case Disconnect(client=c):
-            return close_stream(state, c, "network")
+            return close_stream(state, c, "network", config)
         case HalfOpen(client=c):
             return half_open(state, config, c)
         case IdleTimeout(client=c):
-            return close_stream(state, c, "idle_timeout")
+            return close_stream(state, c, "idle_timeout", config)
         case ClientRestart(client=c):
             return client_restart(state, config, c)
         case ForeignCursor(client=c, donor=donor):
@@ -294,6 +307,8 @@ def transition(state: State, config: SystemConfig, gate: Gate, action,
             return evict(state, config, token)
         case Compact(instance=i, token=token):
             return compact(state, config, i, token)
+        case Expire(instance=i, client=ident, msg=msg):
+            return expire(state, config, i, ident, msg)
         case Arrive():
             return arrive(state, config)
         case Depart(client=c):

@@ -9,7 +9,8 @@ from __future__ import annotations
 
 from typing import Literal, Tuple, get_args
 
-#: a client's phase: before its first initialize; owed a (re-)initialize; holding a session
+#: a client's phase: before its first initialize (or request); owed a (re-)initialize (on a
+#: stateless transport: a re-issue of its unfinished calls); holding a session
 #: without a stream; with an open stream; given up (an SDK client raising); left (open systems)
 Phase = Literal["new", "needs_init", "idle", "open", "failed", "gone"]
 #: an instance's status: serving; draining before a rolling-restart stop; stopped or crashed
@@ -18,8 +19,9 @@ Status = Literal["up", "draining", "down"]
 StreamKind = Literal["init", "resume"]
 #: how an event reached a client: emitted live, replayed from its session's buffer, replayed
 #: from the head of the buffer, replayed from a stream sessions share (`request_id` keying) or
-#: from another session's stream
-Via = Literal["live", "replay", "head", "shared", "foreign"]
+#: from another session's stream, or returned from an execution record (a stateless server that
+#: saw the call's idempotency key recorded answers with the recorded result, unexecuted)
+Via = Literal["live", "replay", "head", "shared", "foreign", "recorded"]
 PHASES: Tuple[str, ...] = get_args(Phase)
 STATUSES: Tuple[str, ...] = get_args(Status)
 STREAM_KINDS: Tuple[str, ...] = get_args(StreamKind)

@@ -30,7 +30,7 @@ from model import (
 from model.actions import Action
 from model.history import Applied
 from model.lb import route_choices
-from model.policies import Gate, GateFunction
+from model.policies import STATELESS_ROWS, Gate, GateFunction, no_resumption
 from model.resume import stream_is_dead
 
 from .clients import resolve_client, with_client
@@ -99,11 +99,13 @@ def client_config(config: SystemConfig, gate: Gate, choice: str) -> Tuple[System
 
 
 def resolve_route(state: State, config: SystemConfig, step: Route):
+    """The request a Route step sends: on a stateless transport a "reconnect" is the client's
+    re-issue of its unfinished calls (a new request, routed like any)."""
     token = None if step.kind == "init" else state.clients[step.client].token
     choices = route_choices(state, config, token)
     if len(choices) != 1:
         return None, f"the load balancer offers {list(choices)}: name the instance in the script"
-    cls = Init if step.kind == "init" else Reconnect
+    cls = Init if step.kind == "init" or config.stateless else Reconnect
     return cls(step.client, choices[0]), ""
 
 
@@ -130,9 +132,14 @@ def settle_action(state: State, config: SystemConfig, attempts: Counter,
 
 def run_script(scenario: Scenario, policy: Union[str, GateFunction, Gate] = "strict",
                client_profile: str = "auto", overrides: Optional[dict] = None) -> ScenarioRun:
-    """Run a scenario's script under a gate and judge it with the registry's properties."""
-    gate = resolve_gate(policy)
+    """Run a scenario's script under a gate, or on a stateless transport (`policy` names it:
+    the scenario's deployment without sessions), and judge it with the registry's
+    properties. Scripted steps a stateless transport has no use for (persisting a cursor, a
+    resumption) are recorded as skipped."""
     config = scenario.config.replace(**overrides) if overrides else scenario.config
+    if isinstance(policy, str) and policy in STATELESS_ROWS:
+        config = config.replace(transport=policy)
+    gate = no_resumption(config.transport) if config.stateless else resolve_gate(policy)
     config, profile = client_config(config, gate, client_profile)
     state = initial_state(config)
     records: List[StepRecord] = []

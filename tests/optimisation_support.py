@@ -2,11 +2,10 @@
 the reduced verification space, the incident matrix and DES replications, without CPU time."""
 from pathlib import Path
 
-from model import POLICIES
 from simulations.des import config as des_config
 from simulations.des.runner import run_replication
 from simulations.incidents import record
-from simulations.scenarios import SCENARIOS
+from simulations.scenarios import INCIDENT_ROWS, SCENARIOS
 from simulations.script import run_script
 from simulations.verify.cell import execute_cell
 from simulations.verify.run import plan
@@ -38,8 +37,8 @@ def explored_cells(space, cells) -> list:
 
 
 def incident_records() -> list:
-    """Every scripted incident under every named policy."""
-    return [record(run_script(s, p)) for s in SCENARIOS.values() for p in POLICIES]
+    """Every scripted incident under every named policy and stateless transport."""
+    return [record(run_script(s, p)) for s in SCENARIOS.values() for p in INCIDENT_ROWS]
 
 
 def des_records(policy: str) -> list:

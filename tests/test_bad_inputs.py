@@ -135,6 +135,30 @@ CASES = {
                           "--repeats N (N >= 1) goes with"),
     "bench sweep --repeats": (lambda t: ["bench", "sweep", "--repeats", "2"],
                               "goes with `bench des` or `bench explore`"),
+    "run a gate on a stateless transport": (
+        lambda t: ["run", CONFIG, "--set", "system.transport=\"stateless\""],
+        "decides resumptions, and system.transport = 'stateless' has none"),
+    "run with a record TTL of 0": (
+        lambda t: ["run", CONFIG, "--policies", "strict,stateless+idempotency", "--set",
+                   "timing.record_ttl=0"], "'timing.record_ttl': must be > 0"),
+    "run on an unknown transport": (
+        lambda t: ["run", CONFIG, "--set", "system.transport=\"tasks\""],
+        "'system.transport': must be one of sessions, stateless, stateless+idempotency"),
+    "explore a gate on a stateless transport": (
+        lambda t: ["explore", "--policy", "strict", "--set",
+                   "system.transport=\"stateless\""], "'strict' decides resumptions"),
+    "scenario on an unknown row": (lambda t: ["scenario", "--all", "--policy", "stateles"],
+                                   "or a stateless transport"),
+    "verify with transport as an axis": (
+        lambda t: ["verify", "--space", str(_file(t, "s.toml", b"[[blocks]]\nname = 'b'\n"
+                                                  b"[blocks.axes]\ntransport = ['stateless']"
+                                                  b"\n")), "--out", str(t / "o")],
+        "a transport is a row, not a deployment"),
+    "sweep a gate on a stateless transport": (
+        lambda t: ["sweep", str(_file(t, "w.toml", f"base = '{CONFIG}'\n[set]\n"
+                                      "'system.transport' = 'stateless'\n[grid]\n"
+                                      "'timing.drop_rate' = [0.01]\n".encode())), "--out",
+                   str(t / "o")], "decides resumptions"),
     "verify --out on someone's folder": (
         lambda t: ["verify", "--space", str(ROOT / "simulations/spaces/reduced.toml"), "--out",
                    str(_foreign_folder(t))], "holds files this `verify` did not write"),

@@ -34,7 +34,10 @@ def stalled(client=0, admission="replay"):
 
 
 def emitted(token=1, generation=1, msg=0, side_effect=True, first=None):
-    return Emitted(0, token, generation, msg, 0, 5, (), None, True, side_effect, first)
+    """An emitted result; a re-execution's cause as the sessions model gives it."""
+    again = "" if first is None else \
+        "recreated_generation" if first[0] == token else "reissued_after_refusal"
+    return Emitted(0, token, generation, msg, 0, 5, (), None, True, side_effect, first, again)
 
 
 @pytest.mark.parametrize("event, cause", [

@@ -7,6 +7,7 @@ import argparse
 from typing import Callable, List, Optional, TypeVar
 
 from model import ConfigError, unknown_policy
+from model.policies import STATELESS_ROWS
 
 from ..des.config import parse_row
 from ..gates import GateLoadError, load_gate
@@ -26,8 +27,9 @@ def parse_policies(text: Optional[str], option: str = "--policy", rows: bool = F
                    one: str = "") -> Optional[List[str]]:
     """The comma-separated policy names of an option (None when it was not given); with `rows`,
     DES policy rows (`POLICY` or `POLICY+PROFILE`); with `one` (what takes a single policy,
-    e.g. "explore"), exactly one name. An empty or unknown name is a UsageError naming the
-    option and the valid names."""
+    e.g. "explore"), exactly one name. A stateless transport ("stateless",
+    "stateless+idempotency") is a row of its own wherever a policy is. An empty or unknown
+    name is a UsageError naming the option and the valid names."""
     if text is None:
         return None
     names = [name.strip() for name in text.split(",")]
@@ -43,10 +45,11 @@ def parse_policies(text: Optional[str], option: str = "--policy", rows: bool = F
                 parse_row(name)
             except ConfigError as exc:
                 raise UsageError(f"{option}: {exc.problem}") from None
-        else:
+        elif name not in STATELESS_ROWS:
             problem = unknown_policy(name)
             if problem is not None:
-                raise UsageError(f"{option}: {problem}")
+                raise UsageError(f"{option}: {problem}, or a stateless transport "
+                                 f"({', '.join(STATELESS_ROWS)})")
     return names
 
 

@@ -17,7 +17,7 @@ from ..conformance.differential.scope import SCOPE
 from ..conformance.outcome import Outcome
 from ..conformance.predict import DEFAULT_SERVERS, DEPLOYMENTS
 from ..inputs import check_folder_out
-from ..scenarios import SCENARIOS
+from ..scenarios import FLEET_SCENARIOS, SCENARIOS
 from .arguments import checked
 from .errors import UsageError
 
@@ -202,7 +202,7 @@ def _fleet(args: argparse.Namespace) -> int:
 
     from ..conformance.fleet import DIFFERS, run_fleet
     from ..conformance.harness import environment
-    scenarios = args.scenario or list(SCENARIOS)
+    scenarios = args.scenario or list(FLEET_SCENARIOS)
     policies = args.policy or list(POLICIES)
 
     def progress(row) -> None:

@@ -6,6 +6,7 @@ import json
 from pathlib import Path
 
 from model import POLICIES, ConfigError, SystemConfig
+from model.policies import STATELESS_ROWS, no_resumption
 
 from ..clients import AUTO, CONFIG, PROFILES, resolve_client, unknown_client, with_client
 from ..des.config import apply_overrides
@@ -30,7 +31,9 @@ def add_parser(verbs) -> None:
                "client_restarts=1 compactions=1 foreign_cursors=1 sessions=3 (others 0)")
     who = p.add_mutually_exclusive_group()
     who.add_argument("--policy", default=None, help=f"one of {', '.join(POLICIES)} "
-                     "(default strict)")
+                     "(default strict), or a stateless transport (stateless, "
+                     "stateless+idempotency: the scope on that transport, no gate; as "
+                     "--set system.transport=...)")
     who.add_argument("--gate", metavar="MODULE:FUNCTION", help="your own gate")
     system = default_system()
     p.add_argument("--clients", type=int, default=system.clients)
@@ -72,6 +75,15 @@ def build_scope(args: argparse.Namespace) -> Scope:
     system.update(apply_overrides({"system": {}}, args.set)["system"])
     budgets = {name: getattr(args, name) for name in BUDGET_NAMES}
     gate = args.gate or args.policy or "strict"
+    if gate in STATELESS_ROWS:
+        if system.get("transport", gate) != gate:
+            raise ConfigError("transport", f"--policy {gate} runs the scope on that transport, "
+                                           f"and --set names {system['transport']!r}")
+        system["transport"] = gate
+    elif system.get("transport", "sessions") != "sessions" and (args.gate or args.policy):
+        raise ConfigError("transport", f"{gate!r} decides resumptions, and system.transport = "
+                                       f"{system['transport']!r} has none: drop "
+                                       f"{'--gate' if args.gate else '--policy'}")
     deployment = with_client(SystemConfig.from_mapping(system), resolve_client(args.client, gate))
     return Scope(system=deployment, **budgets)
 
@@ -92,6 +104,8 @@ def run(args: argparse.Namespace) -> int:
               or ["strict"])[0]
     if args.gate:
         policy = user_gate(args.gate)
+    if scope.system.stateless:
+        policy = no_resumption(scope.system.transport)
     if args.graphml is not None:
         checked(check_file_out, args.graphml, "--graphml")
     if args.figures is not None:

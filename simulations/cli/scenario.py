@@ -5,13 +5,11 @@ import argparse
 import json
 from pathlib import Path
 
-from model import POLICIES
-
 from ..clients import PROFILES, unknown_client
 from ..incidents import matrix_table, record, trace, write_results
 from ..inputs import check_folder_out
 from ..render import narrate
-from ..scenarios import SCENARIOS
+from ..scenarios import INCIDENT_ROWS, SCENARIOS
 from ..script import run_script
 from .arguments import checked, parse_policies, user_gate
 from .errors import UsageError
@@ -23,11 +21,15 @@ def add_parser(verbs) -> None:
         description="Replay a scripted incident (or --all of them) on the model. With NAME and "
                     "--policy: a step-by-step narrative and the properties violated. Without "
                     "--policy: one line per policy. With --all: the incident matrix.",
-        epilog="scenarios: " + ", ".join(SCENARIOS) + ". policies: " + ", ".join(POLICIES))
+        epilog="scenarios: " + ", ".join(SCENARIOS) + ". rows: " + ", ".join(INCIDENT_ROWS)
+        + " (the policies decide resumptions; a stateless transport has none: the scenario "
+          "runs without sessions)")
     p.add_argument("name", nargs="?", metavar="NAME", help="scenario to replay")
-    p.add_argument("--all", action="store_true", help="every scenario under every policy")
+    p.add_argument("--all", action="store_true",
+                   help="every scenario under every policy and stateless transport")
     p.add_argument("--list", action="store_true", help="list the scenarios and exit")
-    p.add_argument("--policy", help="policy name, or several separated by commas")
+    p.add_argument("--policy", help="policy name or stateless transport (stateless, "
+                   "stateless+idempotency), or several separated by commas")
     p.add_argument("--gate", metavar="MODULE:FUNCTION",
                    help="your own gate (a callable (request, view) -> Decision)")
     p.add_argument("--client", default="auto", metavar="PROFILE",
@@ -44,7 +46,7 @@ def _gates(args) -> list:
     """The gates to run: the --policy names and/or --gate (with --all, a gate alone is shown
     beside the six policies); all six policies if neither is given."""
     beside = args.all and args.gate and not args.policy  # the matrix: a gate beside the six
-    gates: list = list(POLICIES) if beside else []
+    gates: list = list(INCIDENT_ROWS) if beside else []
     gates += parse_policies(args.policy) or []
     if args.gate:
         gates.append(user_gate(args.gate))
@@ -68,7 +70,7 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError("--out needs --all")
     if args.out:
         checked(check_folder_out, args.out, "--out")
-    gates = _gates(args) or list(POLICIES)
+    gates = _gates(args) or list(INCIDENT_ROWS)
     scenarios = list(SCENARIOS.values()) if args.all else [SCENARIOS[args.name]]
     runs = [run_script(s, g, args.client) for s in scenarios for g in gates]
     single = not args.all and (args.policy or args.gate) and len(runs) == 1

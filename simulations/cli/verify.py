@@ -6,6 +6,7 @@ import json
 from pathlib import Path
 
 from model import NAMED_GATES, POLICIES, ConfigError
+from model.policies import STATELESS_ROWS
 
 from ..inputs import InputFileError, check_out
 from ..verify.matrix import cell_json, failing, summary, write_outputs
@@ -70,7 +71,7 @@ def run(args: argparse.Namespace) -> int:
     except ConfigError as exc:
         raise UsageError(f"bad space {args.space}: {exc}") from exc
     for gate in space.gates:
-        if gate not in NAMED_GATES:
+        if gate not in NAMED_GATES and gate not in STATELESS_ROWS:
             user_gate(gate, f"space {args.space}: ")
     if args.workers < 1:
         raise UsageError("--workers must be >= 1")

@@ -15,6 +15,7 @@ from model import (
     Disconnect,
     Drain,
     Emit,
+    Expire,
     IdleTimeout,
     Init,
     Persist,
@@ -22,12 +23,14 @@ from model import (
     Start,
     Stop,
 )
-from model.actions import emit_possible, live_tokens
+from model.actions import emit_possible, enabled_actions, live_tokens
 from model.pairs import tget
 
 from .world import World
 
 CLEAN_CLOSES = ("server_close", "idle_timeout")
+#: closes that break nothing: the client left, or its stateless request is over
+NOT_BREAKS = ("client_left", "complete")
 
 
 class ClientProcess:
@@ -59,7 +62,7 @@ class ClientProcess:
     def closed(self, reason: str) -> None:
         if reason in CLEAN_CLOSES and self.world.profile.reset_on_clean_close:
             self.attempts = 0
-        if self.broken_at is None and reason != "client_left":
+        if self.broken_at is None and reason not in NOT_BREAKS:
             self.broken_at = self.world.env.now
         self.wake()
 
@@ -104,8 +107,10 @@ class ClientProcess:
                 self._wake = env.event()
                 yield self._wake | env.timeout(min(idle_left, self._call_time_left()))
                 continue
-            # new, needs_init or idle: send a request after the backoff
-            if client.phase == "idle" or self.attempts:
+            # new, needs_init or idle: send a request after the backoff (a stateless client
+            # re-issues its unfinished calls on the same schedule as a reconnect)
+            if client.phase == "idle" or self.attempts or \
+                    (w.system.stateless and client.inits > 0):
                 yield env.timeout(min(profile.delay(self.attempts),
                                       max(self._call_time_left(), 0.0)))
                 if self._call_time_left() <= 0:
@@ -138,7 +143,8 @@ class ClientProcess:
                 self.unpersisted += 1
                 if w.system.is_result(event.msg):
                     self.call_since = w.env.now
-        if self.unpersisted >= w.timing.persist_every and self._client().token is not None:
+        if self.unpersisted >= w.timing.persist_every and self._client().token is not None \
+                and not w.system.stateless:       # nothing to persist without a session
             self.unpersisted = 0
             w.apply(Persist(self.slot))
 
@@ -281,3 +287,29 @@ class Reaper:
                     w.active.pop(token, None)
                 elif now - w.active[token] > t.idle_ttl or now - w.created[token] > t.absolute_ttl:
                     w.apply(Evict(token))
+
+
+class RecordExpiry:
+    """Execution records (stateless+idempotency) expire `timing.record_ttl` after they were
+    written; a record written again (the call executed again where the record was not seen)
+    starts its TTL again."""
+
+    def __init__(self, world: World):
+        self.world = world
+        self.written: dict = {}          # (where, client, msg) -> time of the last write
+        world.record_written = self.write
+
+    def write(self, instance: Optional[int], client: int, msg: int) -> None:
+        key = (instance, client, msg)
+        self.written[key] = self.world.env.now
+        self.world.env.process(self.expire(key, self.world.env.now))
+
+    def expire(self, key: tuple, written: float):
+        w = self.world
+        yield w.env.timeout(w.timing.record_ttl)
+        if self.written.get(key) != written:
+            return       # written again since: that write's TTL counts
+        del self.written[key]
+        action = Expire(*key)
+        if action in enabled_actions(w.state, w.system):   # not lost with its process
+            w.apply(action)

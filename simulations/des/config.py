@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any, Dict, Mapping, Optional, Sequence, Tuple
 
 from model import POLICIES, ConfigError, SystemConfig, unknown_policy
+from model.policies import STATELESS_ROWS
 
 from ..clients import NATURAL_CLIENT, PROFILES, ClientProfile, unknown_client
 from ..inputs import read_toml
@@ -19,11 +20,17 @@ from ..inputs import read_toml
 
 def parse_row(row: str) -> Tuple[str, Optional[str]]:
     """A policy row `POLICY` or `POLICY+PROFILE` (e.g. `sdk+spec`: the SDK's server decisions
-    with a spec client, an idealized SDK) -> (policy, profile or None). Raises ConfigError."""
+    with a spec client, an idealized SDK), or a stateless transport (`stateless`,
+    `stateless+idempotency`: a design without resumption, so without a gate) -> (policy or
+    transport, profile or None). Raises ConfigError."""
+    if row in STATELESS_ROWS:
+        return row, None
     policy, plus, profile = row.partition("+")
     problem = unknown_policy(policy)
     if problem is not None:
-        raise ConfigError("run.policies", f"{problem} (row {row!r}: POLICY or POLICY+PROFILE)")
+        raise ConfigError("run.policies", f"{problem}, or a stateless transport "
+                                          f"({', '.join(STATELESS_ROWS)}) (row {row!r}: "
+                                          "POLICY, POLICY+PROFILE or a transport)")
     problem = unknown_client(profile, tuple(PROFILES)) if plus else None
     if problem is not None:
         raise ConfigError("run.policies", f"{problem} (row {row!r})")
@@ -50,10 +57,12 @@ class Timing:
     idle_ttl: float = 600.0             # a session is evicted after this long without activity
     absolute_ttl: float = 7200.0        # ... and this long after it was created
     reap_interval: float = 10.0         # how often expired sessions are evicted
+    record_ttl: float = 3600.0          # an execution record (stateless+idempotency) expires
+    #                                     this long after the call it records was executed
 
 
 _POSITIVE = {"duration", "event_interval", "idle_timeout", "reap_interval", "absolute_ttl",
-             "idle_ttl"}
+             "idle_ttl", "record_ttl"}
 _COUNT = {"persist_every"}
 
 
@@ -91,6 +100,13 @@ class DesConfig:
             parse_row(name)
         if len(set(self.policies)) != len(self.policies):
             raise ConfigError("run.policies", "names a policy row twice")
+        transport = self.system.transport
+        gates = [row for row in self.policies if row != transport]
+        if transport != "sessions" and gates:
+            raise ConfigError("run.policies", f"{gates[0]!r} decides resumptions, and "
+                                              f"system.transport = {transport!r} has none: "
+                                              f"set run.policies = [{transport!r}], or keep "
+                                              "sessions and add the transport as a row")
         if self.baseline not in self.policies:
             raise ConfigError("run.baseline", f"{self.baseline!r} is not among the policies "
                                               f"({', '.join(self.policies)}): add it, or name "
@@ -110,8 +126,15 @@ class DesConfig:
         return PROFILES[self.profile_name(row)]
 
     def model_config(self, row: str) -> SystemConfig:
-        """The model's config with the row's client reactions to 404/409."""
-        return self.profile(row).applied_to(self.system)
+        """The model's config with the row's client reactions to 404/409, and its transport
+        (a stateless row runs the deployment on that transport)."""
+        system = self.system.replace(transport=row) if row in STATELESS_ROWS else self.system
+        return self.profile(row).applied_to(system)
+
+    def uses_records(self) -> bool:
+        """Some row keeps execution records (stateless+idempotency): timing.record_ttl
+        applies."""
+        return "stateless+idempotency" in self.policies or self.system.idempotency
 
     def row_profiles(self) -> Dict[str, str]:
         return {row: self.profile_name(row) for row in self.policies}
@@ -121,7 +144,12 @@ class DesConfig:
         404/409 come from client.profile and clients arrive, so EXPLORER_ONLY keys are left
         out."""
         system = {k: v for k, v in self.system.as_dict().items() if k not in EXPLORER_ONLY}
-        return {"system": system, "timing": asdict(self.timing),
+        timing = asdict(self.timing)
+        if not self.uses_records() and self.timing.record_ttl == Timing.record_ttl:
+            del timing["record_ttl"]      # no row reads it: as before there were records
+        if "stateless+idempotency" in self.policies and "execution_record" not in system:
+            system["execution_record"] = self.system.execution_record
+        return {"system": system, "timing": timing,
                 "client": {"profile": self.client_profile},
                 "run": {"policies": list(self.policies), "replications": self.replications,
                         "seed": self.seed, "baseline": self.baseline}}

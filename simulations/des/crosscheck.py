@@ -17,7 +17,7 @@ from model import initial_state, is_enabled, resolve_gate
 from model.actions import live_tokens
 
 from ..script import Route, Scenario, Settle, resolve_route
-from .components import ClientProcess, Reaper, start_worker
+from .components import ClientProcess, Reaper, RecordExpiry, start_worker
 from .config import DesConfig, Timing
 from .world import World
 
@@ -60,7 +60,10 @@ def run_scenario_des(scenario: Scenario, policy: str, step_seconds: float = 1.0,
         for slot, client in enumerate(world.state.clients):
             if client.phase != "gone":
                 ClientProcess(world, slot, client.ident)
-        Reaper(world)
+        if world.system.stateless:
+            RecordExpiry(world)
+        else:
+            Reaper(world)
 
     def driver():
         for step in scenario.steps:

@@ -13,9 +13,9 @@ import numpy as np
 import simpy
 
 from model import VIOLATIONS, resolve_gate
-from model.policies import Gate, GateFunction
+from model.policies import STATELESS_ROWS, Gate, GateFunction, no_resumption
 
-from .components import Arrivals, Fleet, Reaper, start_worker
+from .components import Arrivals, Fleet, Reaper, RecordExpiry, start_worker
 from .config import DesConfig, parse_row
 from .world import World
 
@@ -26,12 +26,18 @@ def build_world(config: DesConfig, policy: Union[str, GateFunction, Gate],
     config (`strict`, `sdk+spec`), or a gate (run with `client.profile`)."""
     env = simpy.Environment()
     row = policy if isinstance(policy, str) else None
-    gate = resolve_gate(parse_row(policy)[0] if row else policy)
+    if row is not None and (row in STATELESS_ROWS or row == config.system.transport):
+        gate = no_resumption(row)     # a stateless transport: nothing to resume
+    else:
+        gate = resolve_gate(parse_row(policy)[0] if row else policy)
     world = World(env, config, gate, seed, state, row)
     world.start_worker = lambda token: start_worker(world, token)
     Arrivals(world)
     Fleet(world)
-    Reaper(world)
+    if world.system.stateless:
+        RecordExpiry(world)       # no session store to expire; records, if any, do
+    else:
+        Reaper(world)
     return world
 
 

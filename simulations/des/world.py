@@ -31,7 +31,7 @@ from model.history import (
 )
 from model.lb import route_choices
 from model.monitor import duration_bin, empty_histogram
-from model.policies import Gate
+from model.policies import STATELESS_ROWS, Gate
 
 from ..clients import PROFILES
 from .config import DesConfig
@@ -73,8 +73,9 @@ class World:
         except ConfigError:        # a user gate, not a policy row: the config's client
             self.profile_name = config.client_profile
         self.profile = PROFILES[self.profile_name]
-        self.system = config.system.replace(on_404=self.profile.on_404,
-                                            on_409=self.profile.on_409)
+        system = config.system.replace(transport=self.row) if self.row in STATELESS_ROWS \
+            else config.system
+        self.system = system.replace(on_404=self.profile.on_404, on_409=self.profile.on_409)
         self.gate = gate
         self.streams = Streams(seed)
         self.state = state if state is not None else \
@@ -92,6 +93,9 @@ class World:
         self.clients: Dict[int, object] = {}          # ident -> its ClientProcess
         self.workers: Set[int] = set()                # tokens with a running SessionWorker
         self.start_worker: Callable[[int], None] = lambda token: None
+        #: an execution record was written: (where: an instance or None for shared, client,
+        #: result message); the record expiry schedules its TTL
+        self.record_written: Callable[[Optional[int], int, int], None] = lambda *key: None
         self.recoveries = 0
         self.recovery_seconds = 0.0
         self.recovery_histogram = empty_histogram()
@@ -113,6 +117,10 @@ class World:
         match event:
             case Emitted():
                 self.active[event.token] = now
+                if event.result and not event.recorded and self.system.idempotency:
+                    local = self.system.execution_record == "local"
+                    self.record_written(event.instance if local else None, event.owner,
+                                        event.msg)
                 for ident in event.live_to:
                     proc = self.clients.get(ident)
                     if proc is not None:  # no process while a script drives the client

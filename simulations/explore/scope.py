@@ -8,7 +8,7 @@ restart with a stale persisted cursor and a foreign cursor.
 """
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, field, fields
+from dataclasses import dataclass, field, fields
 from typing import Dict, Tuple
 
 from model import (
@@ -17,6 +17,7 @@ from model import (
     ConfigError,
     Disconnect,
     Evict,
+    Expire,
     ForeignCursor,
     HalfOpen,
     IdleTimeout,
@@ -37,7 +38,9 @@ BUDGETED = {
     "idle_timeouts": IdleTimeout,
     "foreign_cursors": ForeignCursor,
     "persists": Persist,         # the client persists its cursor (persistence lags)
-    "sessions": Init,            # initialize requests, first ones included
+    "sessions": Init,            # initialize requests, first ones included (stateless: every
+    #                              request, re-issues included)
+    "expiries": Expire,          # an execution record reaches its TTL (stateless+idempotency)
 }
 BUDGET_NAMES = tuple(BUDGETED)
 
@@ -65,6 +68,7 @@ class Scope:
     foreign_cursors: int = 1
     persists: int = 0
     sessions: int = 3
+    expiries: int = 0
 
     def __post_init__(self) -> None:
         for name in BUDGET_NAMES:
@@ -76,6 +80,10 @@ class Scope:
         return tuple(getattr(self, name) for name in BUDGET_NAMES)
 
     def as_dict(self) -> Dict[str, object]:
+        """The budgets and the deployment; `expiries` only where there are execution records
+        to expire (stateless+idempotency)."""
         data = {f.name: getattr(self, f.name) for f in fields(self) if f.name != "system"}
-        data["system"] = asdict(self.system)
+        if not self.system.idempotency:
+            del data["expiries"]
+        data["system"] = self.system.as_dict()
         return data

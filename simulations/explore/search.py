@@ -16,11 +16,11 @@ from __future__ import annotations
 
 import time
 from collections import Counter
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Dict, List, Optional, Sequence, Tuple, Union
 
 from model import resolve_gate
-from model.policies import Gate, GateFunction
+from model.policies import STATELESS_ROWS, Gate, GateFunction
 from model.properties import BY_NAME, LIVENESS, PROPERTIES, VERDICT_PROPERTIES
 
 from .frontier import Search, SharedTransitions
@@ -94,8 +94,13 @@ def _finish(search: Search) -> Exploration:
 def explore(scope: Scope, policy: Union[str, GateFunction, Gate] = "strict",
             symmetry: bool = True, max_states: Optional[int] = None,
             max_depth: Optional[int] = None, graph: bool = False) -> Exploration:
-    """Explore every interleaving of `scope` under `policy`, breadth first."""
+    """Explore every interleaving of `scope` under `policy`, breadth first. A stateless
+    transport's name as `policy` explores the scope's deployment on that transport."""
+    if isinstance(policy, str) and policy in STATELESS_ROWS and \
+            scope.system.transport != policy:
+        scope = replace(scope, system=scope.system.replace(transport=policy))
     gate = resolve_gate(policy)
+    symmetry = symmetry and not scope.system.idempotency   # records name clients (symmetry.py)
     started = time.perf_counter()
     search = Search(scope, gate, symmetry, graph, Exploration(scope, gate.name, symmetry),
                     max_states, max_depth)
@@ -116,6 +121,11 @@ def explore_together(scope: Scope, policies: Sequence[Union[str, GateFunction, G
     Each Exploration is the one `explore` gives alone (the same states, transitions, verdicts
     and traces); its `seconds` counts the layers it expanded (the outcomes it computed for
     the others included) and its liveness check."""
+    rows = {p for p in policies if isinstance(p, str) and p in STATELESS_ROWS}
+    if rows - {scope.system.transport}:
+        raise ValueError(f"explore_together runs one deployment: {sorted(rows)} run it on "
+                         f"another transport than {scope.system.transport!r} (explore each)")
+    symmetry = symmetry and not scope.system.idempotency
     searches = [Search(scope, gate, symmetry, False, Exploration(scope, gate.name, symmetry),
                        max_states, max_depth)
                 for gate in (resolve_gate(policy) for policy in policies)]

@@ -55,6 +55,24 @@ def parse_action(text: str):
 def describe_event(event, config) -> List[str]:
     """One or more lines saying what the event changed."""
     match event:
+        case h.Initialized() if config.transport != "sessions":
+            verb = "re-issues its unfinished calls" if event.reissue else "sends its calls"
+            return [f"c{event.client} {verb} to i{event.instance}: request R{event.token}, "
+                    f"from m{event.work_start} (no session; the response streams on the POST)"]
+        case h.Emitted() if config.transport != "sessions":
+            to = (", to " + ", ".join(f"c{c}" for c in event.live_to)) if event.live_to \
+                else ", nobody listening"
+            message = _msg(event.owner, event.msg, config.is_result(event.msg))
+            how = "returns the recorded" if event.recorded else "sends"
+            lines = [f"i{event.instance} {how} {message} of R{event.token} as "
+                     f"{wid(event.wire)}{to}"]
+            if event.first_execution is not None:
+                lines.append(f"the call is executed again (first by R{event.first_execution[0]}"
+                             f"; {event.reexecution})")
+            return lines
+        case h.RecordExpired():
+            where = "shared record" if event.instance is None else f"i{event.instance}'s record"
+            return [f"the {where} of c{event.client}:m{event.msg}'s call expires (TTL)"]
         case h.Initialized():
             verb = "re-initializes" if event.reissue else "initializes"
             primed = f"; priming event {wid(event.priming)} is its cursor" \
@@ -109,6 +127,9 @@ def describe_event(event, config) -> List[str]:
             return [f"c{event.client} accepts the gap; will resume after {wid(event.resume_from)}"]
         case h.CursorPersisted():
             return [f"c{event.client} persists S{event.token} / {wid(event.wire)}"]
+        case h.ClientRestarted() if config.transport != "sessions":
+            return [f"c{event.client} restarts: no session to reload; it re-issues its "
+                    "unfinished calls"]
         case h.ClientRestarted():
             return [f"c{event.client} restarts from its persisted S{event.token} / "
                     f"{wid(event.wire)}" + (" (stale: it had applied more)" if event.stale else "")]
@@ -127,12 +148,23 @@ def describe_event(event, config) -> List[str]:
     return [repr(event)]
 
 
+#: what a scripted incident shows on a stateless transport (every scenario: its faults hit
+#: requests, not sessions)
+STATELESS_NOTE = ("without sessions there is no cursor, buffer or generation to get wrong: a "
+                  "fault that breaks a response stream loses what was in flight and the client "
+                  "re-issues its unfinished calls; a call whose result was executed but not "
+                  "delivered is executed again unless an execution record is seen "
+                  "(stateless+idempotency).")
+
+
 def narrate(run: ScenarioRun) -> str:
     """The whole story of a scenario run, ending with the verdict."""
     s = run.scenario
     c = run.config
     out = [f"# {s.name}: {s.title} ({s.source})",
-           f"policy: {run.gate}   client: {run.client_profile} (on 404: {c.on_404}, "
+           f"policy: {run.gate}" + (f" (transport {c.transport}: no session, no resumption; "
+                                    f"a broken response is re-issued)" if c.stateless else "")
+           + f"   client: {run.client_profile} (on 404: {c.on_404}, "
            f"on 409: {c.on_409}, dedupe: {'on' if c.client_dedupe else 'off'})",
            f"deployment: {c.instances} instance(s), store={c.store}, buffer={c.buffer} "
            f"keyed by {c.buffer_keying}, capacity {c.buffer_capacity}, ids={c.event_ids}, "
@@ -158,7 +190,10 @@ def narrate(run: ScenarioRun) -> str:
     if run.gate_error:
         out.append(f"GATE ERROR at step {len(run.steps) + 1}: {run.gate_error}")
     out.extend(f"note: {line}" for line in run.cut_short)
-    out.append(f"why: {s.explanation}")
+    out.append(f"why (with sessions): {s.explanation}" if c.stateless
+               else f"why: {s.explanation}")
+    if c.stateless:
+        out.append(f"{run.gate}: {STATELESS_NOTE}")
     if run.gate in s.notes:
         out.append(f"{run.gate}: {s.notes[run.gate]}")
     violated = run.report.violated()

@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import List, Optional
 
 from model import NAMED_GATES, SystemConfig
+from model.policies import STATELESS_ROWS, no_resumption
 
 from ..explore.scope import Scope
 from ..explore.search import explore, explore_together
@@ -29,13 +30,16 @@ def result_code_hash(root: Path = ROOT) -> str:
 
 
 def resolve(gate: str):
-    """A policy name or a user's gate loaded from MODULE:FUNCTION."""
+    """A policy name, a stateless transport's row (no gate) or a user's gate loaded from
+    MODULE:FUNCTION."""
+    if gate in STATELESS_ROWS:
+        return no_resumption(gate)
     return gate if gate in NAMED_GATES else load_gate(gate)
 
 
 def gate_source(gate: str) -> Optional[str]:
     """A hash of a user's gate's source (so editing it re-runs its cells); None for policies."""
-    if gate in NAMED_GATES:
+    if gate in NAMED_GATES or gate in STATELESS_ROWS:
         return None
     try:
         text = inspect.getsource(load_gate(gate))

@@ -12,6 +12,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Callable, Dict, Optional, Tuple
 
+from model.policies import STATELESS_ROWS
+
 ANY = "*"
 
 
@@ -52,8 +54,13 @@ EXCEPTIONS: Tuple[NamedException, ...] = (
 )
 
 
-def excused_by(deployment: Dict[str, object], prop: str, cause: str) -> Optional[str]:
-    """The name of the exception that excuses this (property, cause) here, or None."""
+def excused_by(deployment: Dict[str, object], prop: str, cause: str,
+               policy: str = "") -> Optional[str]:
+    """The name of the exception that excuses this (property, cause) here, or None. Every
+    exception is about resumption: a stateless transport's row (`policy`) has none to excuse
+    (its cells run the deployment without sessions, buffers or cursors)."""
+    if policy in STATELESS_ROWS:
+        return None
     for exception in EXCEPTIONS:
         if exception.excused(deployment, prop, cause):
             return exception.name

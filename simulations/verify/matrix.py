@@ -32,7 +32,8 @@ def annotate(record: dict) -> dict:
         p = dict(p)
         p["excused_by"] = None
         if p["verdict"] == "violated":
-            names = [excused_by(record["deployment"], name, cause) for cause in p["causes"]]
+            names = [excused_by(record["deployment"], name, cause, record["policy"])
+                     for cause in p["causes"]]
             if names and all(names):
                 p["excused_by"] = ", ".join(sorted(set(names)))
         props[name] = p
@@ -115,7 +116,7 @@ def witnesses(records: Sequence[dict]) -> Dict[str, Optional[dict]]:
         for r in records:
             p = r["properties"][name]
             for cause, length in p["causes"].items():
-                if excused_by(r["deployment"], name, cause):
+                if excused_by(r["deployment"], name, cause, r["policy"]):
                     continue
                 if best is None or length < best["length"]:
                     best = {"gate": r["policy"], "deployment": r["deployment"], "cause": cause,

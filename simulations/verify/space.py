@@ -38,6 +38,7 @@ from pathlib import Path
 from typing import Any, Dict, List, Optional, Tuple
 
 from model import POLICIES, ConfigError, SystemConfig, unknown_policy
+from model.policies import STATELESS_ROWS
 
 from ..clients import CHOICES, CONFIG, DEFAULT_PROFILE, resolve_client, unknown_client, with_client
 from ..explore.scope import BUDGET_NAMES, Scope
@@ -47,9 +48,12 @@ _TOP = ("title", "policies", "gates", "client", "max_states", "deployment", "sco
 _BLOCK = ("name", "axes", "scope")
 #: a space's `client`: a profile, or `auto` (no `config`: a deployment never sets reactions)
 CLIENTS = tuple(c for c in CHOICES if c != CONFIG)
-#: the client's reactions are set by `client`, never an axis
+#: the client's reactions are set by `client`, never an axis; the transport is a row of its own
+#: (`policies` may name "stateless" and "stateless+idempotency" beside the gates)
 CLIENT_KEYS = ("on_404", "on_409")
-SYSTEM_KEYS = tuple(f.name for f in fields(SystemConfig) if f.name not in CLIENT_KEYS)
+ROW_KEYS = ("transport",)
+SYSTEM_KEYS = tuple(f.name for f in fields(SystemConfig)
+                    if f.name not in CLIENT_KEYS + ROW_KEYS)
 #: the work, set in [scope] (or an axis) beside the budgets
 WORK_KEYS = ("clients", "messages_per_session", "messages_per_call", "side_effect_every")
 
@@ -62,8 +66,9 @@ class Deployment:
     budgets: Tuple[Tuple[str, int], ...]
 
     def key(self) -> Dict[str, Any]:
-        """The deployment as a dict (no client reactions: those go with the gate)."""
-        return {k: getattr(self.system, k) for k in SYSTEM_KEYS}
+        """The deployment as a dict (no client reactions: those go with the gate; no
+        transport: a stateless transport is a row), as `SystemConfig.as_dict` lists it."""
+        return {k: v for k, v in self.system.as_dict().items() if k in SYSTEM_KEYS}
 
     def label(self, axes: Tuple[str, ...]) -> str:
         return ", ".join(f"{k}={getattr(self.system, k)}" for k in axes)
@@ -86,14 +91,22 @@ class Space:
                 "deployments": len(self.deployments)}
 
 
+_TRANSPORT_IS_A_ROW = (f"a transport is a row, not a deployment: name it in policies "
+                       f"({', '.join(STATELESS_ROWS)}) beside the gates, whose cells need "
+                       "sessions")
+
+
 def client_profile(gate: str, client: str) -> str:
     """The client profile a gate is explored with (simulations/clients.py)."""
     return resolve_client(client, gate)
 
 
 def cell_scope(deployment: Deployment, gate: str, client: str) -> Scope:
-    """The explorer's scope for one (gate, deployment) cell."""
-    system = with_client(deployment.system, client_profile(gate, client))
+    """The explorer's scope for one (gate, deployment) cell; a stateless row's cell runs the
+    deployment on that transport."""
+    system = deployment.system.replace(transport=gate) if gate in STATELESS_ROWS \
+        else deployment.system
+    system = with_client(system, client_profile(gate, client))
     return Scope(system=system, **dict(deployment.budgets))
 
 
@@ -125,9 +138,10 @@ def parse(data: Dict[str, Any], path: Optional[Path] = None,
         if not isinstance(policies, list) or not all(isinstance(p, str) for p in policies):
             raise ConfigError("policies", f"a list drawn from {', '.join(POLICIES)}")
         for name in policies:
-            problem = unknown_policy(name)
+            problem = unknown_policy(name) if name not in STATELESS_ROWS else None
             if problem is not None:
-                raise ConfigError("policies", problem)
+                raise ConfigError("policies", f"{problem}, or a stateless transport "
+                                              f"({', '.join(STATELESS_ROWS)})")
         extra = data.get("gates", [])
         if not isinstance(extra, list) or any(not isinstance(g, str) or ":" not in g
                                               for g in extra):
@@ -145,6 +159,8 @@ def parse(data: Dict[str, Any], path: Optional[Path] = None,
     if not isinstance(fixed, dict):
         raise ConfigError("deployment", "must be a table of deployment keys")
     for key in fixed:
+        if key in ROW_KEYS:
+            raise ConfigError(f"deployment.{key}", _TRANSPORT_IS_A_ROW)
         if key not in SYSTEM_KEYS or key in WORK_KEYS:
             hint = " (the work goes in [scope])" if key in WORK_KEYS else \
                 f" (known: {', '.join(k for k in SYSTEM_KEYS if k not in WORK_KEYS)})"
@@ -169,6 +185,8 @@ def parse(data: Dict[str, Any], path: Optional[Path] = None,
             raise ConfigError(f"{where}.axes", "the block has no axes: name at least one "
                                               "deployment key with a list of values")
         for key, values in grid.items():
+            if key in ROW_KEYS:
+                raise ConfigError(f"{where}.axes.{key}", _TRANSPORT_IS_A_ROW)
             if key not in SYSTEM_KEYS:
                 hint = " (the client's reactions are set by `client`)" \
                     if key in CLIENT_KEYS else f" (known: {', '.join(SYSTEM_KEYS)})"

@@ -1,0 +1,76 @@
+"""Sessions or no sessions: the designs compared on one bounded scope by the explorer.
+
+One deployment (two instances behind a round-robin LB, one client with two one-message,
+non-idempotent calls) and one fault budget (a restart, a drop, a half-open stream, three
+requests), explored completely under each design: session resumption behind `strict` (shared
+store and buffer, tagged ids, the spec client) and the stateless transports, plain and with
+idempotency keys whose execution records are shared, local, or shared with one expiry. The
+README's "Sessions or no sessions" table is `verdicts_markdown()` (a test keeps it equal).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import List, Tuple
+
+from model import SystemConfig
+from model.properties import BY_NAME, VIOLATIONS
+
+from .explore.scope import Scope
+from .explore.search import explore
+from .render import markdown
+
+#: the deployment every design runs on (sessions: shared store and buffer, tagged ids)
+BASE = SystemConfig(instances=2, clients=1, messages_per_session=2, messages_per_call=1,
+                    store="shared", buffer="shared", event_ids="tagged", lb="round_robin")
+#: the fault budget every design gets (expiries only where a design has records to expire)
+BUDGETS = dict(restarts=1, drops=1, half_opens=1, client_restarts=0, compactions=0,
+               foreign_cursors=0, persists=0, sessions=3)
+
+
+@dataclass(frozen=True)
+class Design:
+    label: str
+    policy: str          # the gate, or the stateless transport's row name
+    changes: Tuple[Tuple[str, object], ...] = ()
+    expiries: int = 0
+
+    def scope(self) -> Scope:
+        system = BASE.replace(**dict(self.changes))
+        return Scope(system=system, expiries=self.expiries, **BUDGETS)
+
+
+DESIGNS: Tuple[Design, ...] = (
+    Design("sessions, `strict` resumption", "strict"),
+    Design("`stateless` (re-issue on a break)", "stateless", (("transport", "stateless"),)),
+    Design("`stateless+idempotency`, shared record", "stateless+idempotency",
+           (("transport", "stateless+idempotency"),)),
+    Design("`stateless+idempotency`, shared record that expires once", "stateless+idempotency",
+           (("transport", "stateless+idempotency"),), expiries=1),
+    Design("`stateless+idempotency`, local record", "stateless+idempotency",
+           (("transport", "stateless+idempotency"), ("execution_record", "local"))),
+)
+
+
+def explore_designs() -> List[Tuple[Design, object]]:
+    """Each design's exploration of the shared scope."""
+    return [(design, explore(design.scope(), design.policy)) for design in DESIGNS]
+
+
+def verdicts_markdown() -> str:
+    """One row per design: the judged properties that fail (with the shortest trace's length
+    and cause), the states of the complete search, and the costs reachable."""
+    rows = []
+    for design, result in explore_designs():
+        verdicts = result.verdicts()
+        failing = []
+        for name in VIOLATIONS:
+            verdict = verdicts[name]
+            if verdict.verdict != "holds":
+                causes = ", ".join(sorted(verdict.causes))
+                failing.append(f"{BY_NAME[name].label} ({verdict.verdict}: {causes}; "
+                               f"{verdict.trace_length} steps)")
+        costs = ", ".join(sorted(result.costs)) or "-"
+        rows.append([design.label, "; ".join(failing) or "every judged property holds",
+                     f"{result.states:,}", "yes" if result.complete else "no", costs])
+    return markdown(("", ["design", "violated (shortest trace)", "states", "complete",
+                          "costs reachable"], rows), with_title=False)
