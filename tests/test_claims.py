@@ -69,5 +69,5 @@ def test_every_named_exception_is_needed_somewhere(cells):
 def test_the_space_file_is_valid_toml_with_the_documented_size():
     data = tomllib.loads((ROOT / "simulations/spaces/matrix.toml").read_text())
     space = load(ROOT / "simulations/spaces/matrix.toml")
-    assert len(space.deployments) == 240 and len(space.gates) == 9
+    assert len(space.deployments) == 240 and len(space.gates) == 7
     assert data["scope"]["clients"] >= 2

@@ -101,6 +101,8 @@ class ClientProcess:
                         self._deliver()
                     continue
                 idle_left = self.last_data + t.idle_timeout - env.now
+                if w.system.stateless:   # the server pings a silent POST response (the MCP
+                    idle_left = float("inf")   # Python SDK 2.3): no LB idle timeout ends it
                 if idle_left <= 0:
                     w.apply(IdleTimeout(self.slot))
                     continue
