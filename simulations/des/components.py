@@ -23,8 +23,9 @@ from model import (
     Start,
     Stop,
 )
-from model.actions import emit_possible, enabled_actions, live_tokens
+from model.actions import emit_possible, live_tokens
 from model.pairs import tget
+from model.stateless import record_key
 
 from .world import World
 
@@ -312,6 +313,7 @@ class RecordExpiry:
         if self.written.get(key) != written:
             return       # written again since: that write's TTL counts
         del self.written[key]
-        action = Expire(*key)
-        if action in enabled_actions(w.state, w.system):   # not lost with its process
-            w.apply(action)
+        instance, client, msg = key
+        records = w.state.records if instance is None else w.state.instances[instance].records
+        if tget(records, record_key(w.system, client, msg)) is not None:  # not lost with its
+            w.apply(Expire(instance, client, msg))                      # process
