@@ -5,6 +5,7 @@
 #   (both compile model/ with mypyc first when a C compiler is there; without one, or with
 #   MCP_MODEL_PURE=1, the model runs from source and gives the same results, slower)
 #   make results - regenerate every committed result under results/ (conformance needs nginx)
+#   make des-results - the incidents and the discrete-event runs and sweeps alone (minutes)
 #   make verification - the verification matrix alone: results/verification/matrix
 #   make conformance - the model against the real MCP SDK behind nginx: results/conformance
 PYTHON ?= python3
@@ -13,7 +14,7 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 COMPILED := $(BIN)/python -m simulations compile
 
-.PHONY: run test results verification conformance compiled ts-sdk clean
+.PHONY: run test results des-results verification conformance compiled ts-sdk clean
 
 # The MCP TypeScript SDK for the conformance harness's `ts` server, pinned by its lockfile. Without
 # npm it says so and the TypeScript cases skip; under MCP_CONFORMANCE_REQUIRED=1 (CI) it fails.
@@ -44,20 +45,24 @@ run: compiled
 		--workers 2
 	$(BIN)/python -m simulations figures results/quick/sweep
 
-results: compiled
+results: des-results
+	$(MAKE) verification
+	$(MAKE) conformance
+
+# The scripted incidents and the discrete-event results alone (a few minutes): the incident
+# matrix, the default comparison and the three headline sweeps with figures and reports.
+des-results: compiled
 	rm -rf results/sweeps
 	$(BIN)/python -m simulations scenario --all --out results/incidents
 	$(BIN)/python -m simulations run simulations/configs/rolling_restart.toml \
 		--out results/runs/rolling_restart
-	for s in restart_frequency buffer_capacity; do \
+	for s in restart_frequency buffer_capacity transports; do \
 		$(BIN)/python -m simulations sweep simulations/sweeps/$$s.toml --out results/sweeps/$$s \
 			--workers 2 --quiet && \
 		$(BIN)/python -m simulations figures results/sweeps/$$s && \
 		$(BIN)/python -m simulations report results/sweeps/$$s || exit 1; \
 	done
 	$(BIN)/python -m simulations report results/runs/rolling_restart
-	$(MAKE) verification
-	$(MAKE) conformance
 
 # Every deployment of simulations/spaces/matrix.toml under every gate (resumable: cells/ keeps
 # finished cells, so an interrupted run continues where it stopped).

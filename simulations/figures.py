@@ -36,17 +36,32 @@ from .sweep.results import load_results
 
 MARKERS = "osD^vP*X"
 
-# (key, y label, kind, columns of the numerator)
+# (key, y label, kind, columns of the numerator, denominator column of a "ratio")
 PANELS = [
     ("duplicate_delivery", "sessions with a duplicate delivery (%)", "share",
-     ["sessions_affected.duplicate_delivery"]),
-    ("stall", "sessions with a stall (%)", "share", ["sessions_affected.stall"]),
+     ["sessions_affected.duplicate_delivery"], None),
+    ("duplicate_execution", "sessions with a duplicate execution (%)\n(judged causes)",
+     "share", ["sessions_affected.duplicate_execution"], None),
+    ("stall", "sessions with a stall (%)", "share", ["sessions_affected.stall"], None),
     ("abandoned", "sessions abandoned: client failed or gave up (%)", "share",
-     ["sessions_failed", "sessions_gave_up"]),
-    ("reinits", "re-initializations per session-hour", "rate", ["costs.reinit"]),
+     ["sessions_failed", "sessions_gave_up"], None),
+    ("reinits", "re-initializations per session-hour", "rate", ["costs.reinit"], None),
     ("reexecutions", "calls executed again by the servers\nper session-hour (either cause)",
-     "rate", ["violations.duplicate_execution", "costs.reexecuted_call"]),
+     "rate", ["violations.duplicate_execution", "costs.reexecuted_call"], None),
 ]
+#: the panels of the costs figure: what a design costs in requests, recovery and memory
+COST_FIGURE = [
+    ("requests_per_call", "HTTP requests per completed call", "ratio",
+     ["requests.handshake", "requests.call", "requests.resume"], "calls_completed"),
+    ("recovery_seconds", "seconds from a broken stream\nto the next data (mean)", "ratio",
+     ["recovery_seconds"], "recoveries"),
+    ("entries_held", "entries the servers hold (time-average):\nsessions, buffered events, "
+     "execution records", "value", ["memory.mean.entries"], None),
+    ("entries_peak", "entries the servers hold (largest sample)", "value",
+     ["memory.peak.entries"], None),
+]
+#: the panels of PANELS that are costs (their titles say so)
+COST_PANELS = ("abandoned", "reinits", "reexecutions")
 
 
 def manifest_hash(folder: Path) -> str:
@@ -57,7 +72,9 @@ def deployment_line(manifest: dict) -> str:
     """The base deployment in one line, leaving out what the grid sweeps."""
     base = manifest.get("base_config", {})
     s, t = base.get("system", {}), base.get("timing", {})
-    swept = set(manifest.get("config", {}).get("grid", {}))
+    spec = manifest.get("config", {})
+    swept = set(spec.get("grid", {}))
+    swept |= {key for settings in spec.get("deployments", {}).values() for key in settings}
     parts = [("system.instances", f"{s.get('instances')} instances"),
              ("system.lb", f"lb {s.get('lb')}"), ("system.store", f"store {s.get('store')}"),
              ("system.buffer", f"buffer {s.get('buffer')}"),
@@ -94,7 +111,7 @@ def facets(frame: pd.DataFrame, params: List[str], x: str) -> List[Dict[str, obj
 
 
 def panel_points(frame: pd.DataFrame, x: str, facet: Dict[str, object], kind: str,
-                 columns: Sequence[str]) -> Dict[str, List[dict]]:
+                 columns: Sequence[str], denominator=None) -> Dict[str, List[dict]]:
     """policy row -> [{x, mean, lo, hi, zero, n}] for one facet, in grid order."""
     mask = np.ones(len(frame), dtype=bool)
     for key, value in facet.items():
@@ -104,7 +121,8 @@ def panel_points(frame: pd.DataFrame, x: str, facet: Dict[str, object], kind: st
     for policy in dict.fromkeys(frame["policy"]):
         mine = rows[rows.policy == policy]
         out[str(policy)] = [{"x": _plain(v),
-                             **frame_interval(mine[mine[x] == v], kind, columns)}
+                             **frame_interval(mine[mine[x] == v], kind, columns,
+                                              denominator)}
                             for v in dict.fromkeys(frame[x].tolist())]
     return out
 
@@ -153,22 +171,26 @@ def _draw_panel(ax, fig, points: Dict[str, List[dict]], kind: str, numeric: bool
     return zero_everywhere
 
 
-def _rates_figure(frame, params, x, title, digest, deployment, out, data) -> List[str]:
+def _rates_figure(frame, params, x, title, digest, deployment, out, data,
+                  panels=None, name: str = "rates") -> List[str]:
+    """One figure against `x`: a row of `panels` (PANELS: safety, then its cost; COST_FIGURE:
+    requests, recovery and memory) per facet."""
+    panels = PANELS if panels is None else panels
     policies = [str(p) for p in dict.fromkeys(frame["policy"])]
     colors = {p: f"C{i}" for i, p in enumerate(policies)}
     cuts = facets(frame, params, x)
     label = x[len("param."):]
     numeric = pd.api.types.is_numeric_dtype(frame[x])
     values = list(dict.fromkeys(frame[x].tolist()))
-    fig = Figure(figsize=(4.1 * len(PANELS), 3.3 * len(cuts) + 1.3))
-    axes = fig.subplots(len(cuts), len(PANELS), squeeze=False)
-    record = data["rates"].setdefault(label, [])
+    fig = Figure(figsize=(4.1 * len(panels), 3.3 * len(cuts) + 1.3))
+    axes = fig.subplots(len(cuts), len(panels), squeeze=False)
+    record = data[name].setdefault(label, [])
     for r, facet in enumerate(cuts):
         entry = {"facet": {k[len("param."):]: _plain(v) for k, v in facet.items()},
                  "panels": {}}
-        for c, (key, ylabel, kind, columns) in enumerate(PANELS):
+        for c, (key, ylabel, kind, columns, denominator) in enumerate(panels):
             ax = axes[r][c]
-            points = panel_points(frame, x, facet, kind, columns)
+            points = panel_points(frame, x, facet, kind, columns, denominator)
             entry["panels"][key] = {"kind": kind, "points": points,
                                     "zero_everywhere": _draw_panel(ax, fig, points, kind,
                                                                    numeric, colors)}
@@ -184,20 +206,22 @@ def _rates_figure(frame, params, x, title, digest, deployment, out, data) -> Lis
             ax.set_ylim(bottom=0)
             ax.tick_params(labelsize=7)
             ax.grid(alpha=0.3)
-            ax.set_title(("cost: " if c >= 2 else "") + facet_title(facet), fontsize=8.5)
+            ax.set_title(("cost: " if key in COST_PANELS or panels is not PANELS else "")
+                         + facet_title(facet), fontsize=8.5)
         record.append(entry)
     handles, names = axes[0][0].get_legend_handles_labels()
     clients = data.get("clients", {})
     fig.legend(handles, [f"{n} ({clients.get(n, '?')} client)" for n in names],
                loc="upper center", ncol=len(names), fontsize=8, frameon=False,
                bbox_to_anchor=(0.5, 0.995))
-    fig.suptitle(f"{title}: safety (left two) and its cost (right three) against {label}\n"
-                 f"{deployment}", fontsize=10, y=0.965)
+    what = (f"safety (left {len(PANELS) - len(COST_PANELS)}) and its cost (right "
+            f"{len(COST_PANELS)})" if panels is PANELS else "requests, recovery and memory")
+    fig.suptitle(f"{title}: {what} against {label}\n{deployment}", fontsize=10, y=0.965)
     _caption(fig, title, digest, "each point: mean over replications of one grid point, bar "
              "95% t-interval; hollow at 0: none in any replication, bar = one-sided 95% upper "
              "bound; policies offset along x so none hides another")
     fig.tight_layout(rect=(0, 0.025, 1, 0.92))
-    return _save(fig, out, f"rates_by_{label.replace('.', '_')}")
+    return _save(fig, out, f"{name}_by_{label.replace('.', '_')}")
 
 
 def _cdf_figure(frame, params, prefix, xlabel, title, digest, deployment, out, data):
@@ -264,10 +288,12 @@ def make_figures(folder: Path) -> Dict[str, object]:
         clients = {str(p): str(g["client_profile"].iloc[0]) for p, g in
                    frame.groupby("policy", sort=False)}
     data: Dict[str, object] = {"manifest_sha256": digest, "deployment": deployment,
-                               "clients": clients, "rates": {}, "cdf": {}}
+                               "clients": clients, "rates": {}, "costs": {}, "cdf": {}}
     files: List[str] = []
     for x in x_params(frame, params):
         files += _rates_figure(frame, params, x, title, digest, deployment, out, data)
+        files += _rates_figure(frame, params, x, title, digest, deployment, out, data,
+                               COST_FIGURE, "costs")
     for prefix, xlabel in (("stall_histogram", "stall duration (s)"),
                            ("recovery_histogram", "time to recover (s)")):
         files += _cdf_figure(frame, params, prefix, xlabel, title, digest, deployment, out,

@@ -32,8 +32,8 @@ def sweep_lines(folder: Path) -> List[str]:
              f"`{figures.manifest_hash(folder)}`; {figures.deployment_line(manifest)}; "
              f"{reps} replications of {minutes:g} min per point), at {label} = {first}:"]
     for facet in figures.facets(frame, params, x):
-        panels = {key: figures.panel_points(frame, x, facet, kind, cols)
-                  for key, _, kind, cols in figures.PANELS}
+        panels = {key: figures.panel_points(frame, x, facet, kind, cols, denominator)
+                  for key, _, kind, cols, denominator in figures.PANELS}
         at = {key: {p: ps[0] for p, ps in points.items()} for key, points in panels.items()}
         bad, clean = [], []
         for policy in at["duplicate_delivery"]:

@@ -94,19 +94,18 @@ def _facet_tables(frame, params: List[str]) -> List[str]:
         label = x[len("param."):]
         for facet in figures.facets(frame, params, x):
             out += [f"### {figures.facet_title(facet)}", ""]
-            for key, ylabel, kind, columns in figures.PANELS:
-                points = figures.panel_points(frame, x, facet, kind, columns)
-                scale, digits = (100, 1) if kind == "share" else (1, 2)
-                out += [f"{'Cost: ' if key in COST_PANELS else ''}"
+            for key, ylabel, kind, columns, denominator in figures.PANELS + figures.COST_FIGURE:
+                points = figures.panel_points(frame, x, facet, kind, columns, denominator)
+                scale, digits = {"share": (100, 1), "value": (1, 0)}.get(kind, (1, 2))
+                cost = key in figures.COST_PANELS or \
+                    key in [panel[0] for panel in figures.COST_FIGURE]
+                out += [f"{'Cost: ' if cost else ''}"
                         f"{ylabel.replace(chr(10), ' ')}, by {label}:", ""]
                 out.append(_table(["policy"] + [f"{label} = {v}" for v in values],
                                   [[p] + [render.interval(pt, scale, digits) for pt in ps]
                                    for p, ps in points.items()]))
                 out.append("")
     return out
-
-
-COST_PANELS = ("abandoned", "reinits", "reexecutions")
 
 
 def _sweep_section(folder: Path, manifest: dict) -> List[str]:
@@ -128,7 +127,10 @@ def _sweep_section(folder: Path, manifest: dict) -> List[str]:
            "## Rates and costs per grid point (95% intervals over replications)", "",
            "Each cell: mean over the replications of one grid point, `[lo, hi]` a Student "
            "t-interval of the replication values; `0 (< x)`: none in any replication, x the "
-           "one-sided 95% upper bound. Shares are % of sessions; costs per session-hour.", ""]
+           "one-sided 95% upper bound. Shares are % of sessions; rates per session-hour; requests "
+           "per completed call and seconds per recovery are ratios within each replication; "
+           "entries held are time-averages (and the largest sample) of the session records, "
+           "buffered events and execution records the servers keep.", ""]
     return out + _facet_tables(frame, params)
 
 

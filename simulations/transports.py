@@ -6,10 +6,15 @@ requests), explored completely under each design: session resumption behind `str
 store and buffer, tagged ids, the spec client) and the stateless transports, plain and with
 idempotency keys whose execution records are shared, local, or shared with one expiry. The
 README's "Sessions or no sessions" table is `verdicts_markdown()` (a test keeps it equal).
+
+How often each design breaks and what it costs, at a given fault rate, is the committed sweep
+`results/sweeps/transports` (`simulations/sweeps/transports.toml`); `sweep_markdown()` is the
+README's one table from it: one row per deployment and design at one grid point, never pooled.
 """
 from __future__ import annotations
 
 from dataclasses import dataclass
+from pathlib import Path
 from typing import List, Tuple
 
 from model import SystemConfig
@@ -17,7 +22,7 @@ from model.properties import BY_NAME, VIOLATIONS
 
 from .explore.scope import Scope
 from .explore.search import explore
-from .render import markdown
+from .render import interval, markdown
 
 #: the deployment every design runs on (sessions: shared store and buffer, tagged ids)
 BASE = SystemConfig(instances=2, clients=1, messages_per_session=2, messages_per_call=1,
@@ -74,3 +79,47 @@ def verdicts_markdown() -> str:
                      f"{result.states:,}", "yes" if result.complete else "no", costs])
     return markdown(("", ["design", "violated (shortest trace)", "states", "complete",
                           "costs reachable"], rows), with_title=False)
+
+
+#: the committed sweep, and the grid point the README's table reads (the default deployment's
+#: restart period and drop rate)
+SWEEP = Path("results/sweeps/transports")
+POINT = (("param.timing.restart_period", 600.0), ("param.timing.drop_rate", 0.003))
+#: (column, kind, numerator columns, denominator, scale, digits)
+COLUMNS = (
+    ("duplicate execution, % sessions", "share", ["sessions_affected.duplicate_execution"],
+     None, 100, 2),
+    ("duplicate delivery, % sessions", "share", ["sessions_affected.duplicate_delivery"],
+     None, 100, 2),
+    ("stall, % sessions", "share", ["sessions_affected.stall"], None, 100, 2),
+    ("abandoned, % sessions", "share", ["sessions_failed", "sessions_gave_up"], None, 100, 1),
+    ("calls executed again / session-h", "rate",
+     ["violations.duplicate_execution", "costs.reexecuted_call"], None, 1, 2),
+    ("requests / completed call", "ratio",
+     ["requests.handshake", "requests.call", "requests.resume"], "calls_completed", 1, 2),
+    ("recovery s", "ratio", ["recovery_seconds"], "recoveries", 1, 1),
+    ("entries held", "value", ["memory.mean.entries"], None, 1, 0),
+)
+
+
+def sweep_markdown(folder: Path = SWEEP) -> str:
+    """The sweep at POINT: a row per deployment and design, each cell the mean over
+    replications with its 95% replication-level interval (`0 (< x)`: none in any replication,
+    x the one-sided upper bound)."""
+    from .des.stats import frame_interval
+    from .sweep.results import load_results
+    frame = load_results(folder)
+    for column, value in POINT:
+        frame = frame[frame[column] == value]
+    if frame.empty:
+        raise ValueError(f"{folder}: no runs at {dict(POINT)}")
+    rows = []
+    for deployment in dict.fromkeys(frame["param.deployment"]):
+        here = frame[frame["param.deployment"] == deployment]
+        for policy in dict.fromkeys(here["policy"]):
+            runs = here[here["policy"] == policy]
+            rows.append([f"`{deployment}`", f"`{policy}`"] + [
+                interval(frame_interval(runs, kind, cols, denominator), scale, digits)
+                for _, kind, cols, denominator, scale, digits in COLUMNS])
+    return markdown(("", ["deployment", "design"] + [c[0] for c in COLUMNS], rows),
+                    with_title=False)

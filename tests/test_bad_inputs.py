@@ -159,6 +159,24 @@ CASES = {
                                       "'system.transport' = 'stateless'\n[grid]\n"
                                       "'timing.drop_rate' = [0.01]\n".encode())), "--out",
                    str(t / "o")], "decides resumptions"),
+    "sweep with a deployment that [set] also sets": (
+        lambda t: ["sweep", str(_file(t, "d.toml", f"base = '{CONFIG}'\n[set]\n"
+                                      "'system.store' = 'local'\n[deployments.a]\n"
+                                      "'system.store' = 'shared'\n[grid]\n"
+                                      "'timing.drop_rate' = [0.01]\n".encode())), "--out",
+                   str(t / "o")], "'deployments.a.system.store': is also set by [set]"),
+    "sweep with an empty deployment": (
+        lambda t: ["sweep", str(_file(t, "d.toml", f"base = '{CONFIG}'\n[deployments.a]\n"
+                                      "[grid]\n'timing.drop_rate' = [0.01]\n".encode())),
+                   "--out", str(t / "o")], "'deployments.a': is empty"),
+    "sweep with a deployment axis in the grid": (
+        lambda t: ["sweep", str(_file(t, "d.toml", f"base = '{CONFIG}'\n[grid]\n"
+                                      "'deployment' = ['a']\n".encode())),
+                   "--out", str(t / "o")], "is the axis [deployments.NAME] tables make"),
+    "sweep with a bad value in a deployment": (
+        lambda t: ["sweep", str(_file(t, "d.toml", f"base = '{CONFIG}'\n[deployments.a]\n"
+                                      "'system.store' = 'redis'\n".encode())),
+                   "--out", str(t / "o")], "(grid point deployment='a')"),
     "verify --out on someone's folder": (
         lambda t: ["verify", "--space", str(ROOT / "simulations/spaces/reduced.toml"), "--out",
                    str(_foreign_folder(t))], "holds files this `verify` did not write"),

@@ -182,7 +182,8 @@ def test_t_interval_matches_scipy():
 def test_paired_differences_are_taken_within_a_replication():
     base = {"policy": "strict", "resumptions": 100, "session_hours": 1.0, "sessions": 10,
             "sessions_failed": 0, "sessions_gave_up": 0, "stall_seconds": 0, "reinits": 0,
-            "violations": dict.fromkeys(VIOLATIONS, 0), "costs": dict.fromkeys(COSTS, 0)}
+            "violations": dict.fromkeys(VIOLATIONS, 0), "costs": dict.fromkeys(COSTS, 0),
+            **_COSTS_OF_A_DESIGN}
     base["sessions_affected"] = dict(base["violations"])
     records = []
     for r, dups in enumerate((5, 7, 9)):
@@ -198,6 +199,12 @@ def test_paired_differences_are_taken_within_a_replication():
     assert "paired_vs_baseline" not in summary["strict"]
 
 
+#: the request, recovery and memory fields of a record (tests/test_transport_costs.py)
+_COSTS_OF_A_DESIGN = {"requests": {"handshake": 2, "call": 8, "resume": 0}, "calls_completed": 8,
+                      "recoveries": 0, "recovery_seconds": 0.0,
+                      "memory": {"mean": {"entries": 0.0}, "peak": {"entries": 0}}}
+
+
 def _record(policy, replication, sessions=100, hours=10.0, affected=0, events=0):
     violations = dict.fromkeys(VIOLATIONS, 0)
     violations["stall"] = events
@@ -205,7 +212,8 @@ def _record(policy, replication, sessions=100, hours=10.0, affected=0, events=0)
             "session_hours": hours, "sessions": sessions, "sessions_failed": 0,
             "sessions_gave_up": 0, "stall_seconds": 0, "reinits": 0,
             "costs": dict.fromkeys(COSTS, 0), "violations": violations,
-            "sessions_affected": {**dict.fromkeys(VIOLATIONS, 0), "stall": affected}}
+            "sessions_affected": {**dict.fromkeys(VIOLATIONS, 0), "stall": affected},
+            **_COSTS_OF_A_DESIGN}
 
 
 def test_a_zero_row_gets_a_positive_one_sided_upper_bound():

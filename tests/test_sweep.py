@@ -113,8 +113,16 @@ def test_figures_plot_replication_means_per_grid_point_never_pooled(local_run):
     figures = made["data"]["rates"]["timing.restart_period"]
     assert [f["facet"] for f in figures] == [{}]      # the smoke grid has one parameter
     panels = figures[0]["panels"]
-    assert set(panels) == {"duplicate_delivery", "stall", "abandoned", "reinits",
-                           "reexecutions"}
+    assert set(panels) == {"duplicate_delivery", "duplicate_execution", "stall", "abandoned",
+                           "reinits", "reexecutions"}
+    costs = made["data"]["costs"]["timing.restart_period"][0]["panels"]
+    for policy, points in costs["requests_per_call"]["points"].items():
+        for point in points:        # per replication, then averaged: never pooled
+            rows = frame[(frame.policy == policy) &
+                         (frame["param.timing.restart_period"] == point["x"])]
+            ratios = rows[["requests.handshake", "requests.call", "requests.resume"]].sum(
+                axis=1) / rows["calls_completed"]
+            assert point["mean"] == pytest.approx(ratios.mean()) and point["n"] == len(rows)
     for name in ("duplicate_delivery", "stall"):
         for policy, points in panels[name]["points"].items():
             for point in points:
@@ -132,7 +140,7 @@ def test_figures_plot_replication_means_per_grid_point_never_pooled(local_run):
     assert len(cdf) == frame["param.timing.restart_period"].nunique()
     names = {Path(p).name for p in made["files"]}
     assert {"rates_by_timing_restart_period.png", "rates_by_timing_restart_period.svg",
-            "stall_cdf.png", "recovery_cdf.svg"} <= names
+            "costs_by_timing_restart_period.png", "stall_cdf.png", "recovery_cdf.svg"} <= names
     assert made["data"]["manifest_sha256"] in (local_run / "figures" / "stall_cdf.svg").read_text()
 
 

@@ -43,7 +43,7 @@ def _summary(spec, frame) -> str:
     lines = [f"{spec.title}: {len(frame)} runs, {len(spec.points)} point(s) x "
              f"{len(spec.policies)} policies x {spec.replications} replication(s)",
              figures.deployment_line({"base_config": base.as_dict(),
-                                      "config": {"grid": dict(spec.grid)}}),
+                                      "config": spec.as_dict()}),
              "clients: " + ", ".join(f"{row} -> {client}"
                                      for row, client in base.row_profiles().items())]
     title = (f"share of sessions with a duplicate / a stall (mean over replications), by "

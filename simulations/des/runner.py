@@ -17,7 +17,8 @@ from model.policies import STATELESS_ROWS, Gate, GateFunction, no_resumption
 
 from .components import Arrivals, Fleet, Reaper, RecordExpiry, start_worker
 from .config import DesConfig, parse_row
-from .world import World
+from .footprint import MemorySampler
+from .world import REQUEST_KINDS, World
 
 
 def build_world(config: DesConfig, policy: Union[str, GateFunction, Gate],
@@ -34,6 +35,7 @@ def build_world(config: DesConfig, policy: Union[str, GateFunction, Gate],
     world.start_worker = lambda token: start_worker(world, token)
     Arrivals(world)
     Fleet(world)
+    world.sampler = MemorySampler(world)
     if world.system.stateless:
         RecordExpiry(world)       # no session store to expire; records, if any, do
     else:
@@ -65,6 +67,9 @@ def record_of(world: World, policy: str, replication: int, seed: int,
         "stall_histogram": dict(report.stall_histogram),
         "recoveries": world.recoveries, "recovery_seconds": world.recovery_seconds,
         "recovery_histogram": dict(world.recovery_histogram),
+        "requests": {kind: world.requests[kind] for kind in REQUEST_KINDS},
+        "calls_completed": world.calls_completed,
+        "memory": world.sampler.summary(),
         "transitions": world.transitions, "simulated_seconds": world.env.now,
         "cpu_seconds": cpu_seconds,
     }

@@ -104,6 +104,18 @@ def share(record: dict, count: int) -> float:
     return count / record["sessions"] if record["sessions"] else 0.0
 
 
+def requests_per_completed_call(record: dict) -> float:
+    """HTTP requests the clients sent per call completed (0 when no call completed)."""
+    done = record["calls_completed"]
+    return sum(record["requests"].values()) / done if done else 0.0
+
+
+def mean_recovery_seconds(record: dict) -> float:
+    """Mean seconds from a broken stream to the client's next data (0 without recoveries)."""
+    n = record["recoveries"]
+    return record["recovery_seconds"] / n if n else 0.0
+
+
 def abandoned(record: dict) -> int:
     """Sessions whose client failed (an error it does not recover from) or gave up retrying."""
     return record["sessions_failed"] + record["sessions_gave_up"]
@@ -158,6 +170,15 @@ def summarize(records: Sequence[dict], baseline: Optional[str] = None) -> Dict[s
             "stall_seconds_per_session_hour": replication_interval(
                 [per_session_hour(r, r["stall_seconds"]) for r in rows], None),
             "sessions_abandoned": _shares(rows, abandoned),
+            "requests_per_completed_call": replication_interval(
+                [requests_per_completed_call(r) for r in rows], None),
+            "recovery_seconds_mean": replication_interval(
+                [mean_recovery_seconds(r) for r in rows], None),
+            "memory_mean": {kind: replication_interval(
+                [r["memory"]["mean"][kind] for r in rows], None)
+                for kind in rows[0]["memory"]["mean"]},
+            "memory_peak": replication_interval(
+                [r["memory"]["peak"]["entries"] for r in rows], None),
         }
         if base and row != baseline:
             paired = [r for r in rows if r["replication"] in base]
@@ -175,18 +196,27 @@ def summarize(records: Sequence[dict], baseline: Optional[str] = None) -> Dict[s
     return summary
 
 
-def frame_interval(group, kind: str, columns: Sequence[str]) -> Dict[str, object]:
+def frame_interval(group, kind: str, columns: Sequence[str],
+                   denominator: Optional[str] = None) -> Dict[str, object]:
     """The replication-level interval of one grid point and policy row of a sweep table (one
-    row per replication): the share of sessions (`kind` "share") or the rate per session-hour
-    ("rate") of the summed `columns`. A replication without sessions (hours) counts as 0."""
+    row per replication) of the summed `columns`: the share of sessions (`kind` "share"), the
+    rate per session-hour ("rate"), the ratio to the `denominator` column ("ratio": requests
+    per completed call, seconds per recovery), or the value itself ("value": a time-average).
+    A replication whose denominator is 0 counts as 0."""
     import numpy as np
     counts = group[list(columns)].sum(axis=1).to_numpy(dtype=float)
-    base = group["sessions" if kind == "share" else "session_hours"].to_numpy(dtype=float)
-    values = list(np.divide(counts, base, out=np.zeros_like(counts), where=base > 0))
-    if kind == "share":
-        out = replication_interval(values, share_upper_bound(int(base.sum())), 1.0)
+    if kind == "value":
+        out = replication_interval(list(counts), None)
     else:
-        out = replication_interval(values, rate_upper_bound(float(base.sum())))
+        column = {"share": "sessions", "rate": "session_hours"}.get(kind, denominator)
+        base = group[column].to_numpy(dtype=float)
+        values = list(np.divide(counts, base, out=np.zeros_like(counts), where=base > 0))
+        if kind == "share":
+            out = replication_interval(values, share_upper_bound(int(base.sum())), 1.0)
+        elif kind == "rate":
+            out = replication_interval(values, rate_upper_bound(float(base.sum())))
+        else:
+            out = replication_interval(values, None)
     return {k: (v.item() if hasattr(v, "item") else v) for k, v in out.items()}
 
 

@@ -20,6 +20,7 @@ import simpy
 from model import ConfigError, PropertyMonitor, State, initial_state
 from model import apply as transition
 from model.history import (
+    Applied,
     ClientArrived,
     ClientDeparted,
     Decided,
@@ -36,6 +37,8 @@ from model.policies import STATELESS_ROWS, Gate
 from ..clients import PROFILES
 from .config import DesConfig
 
+#: the requests a run counts: session handshakes, call POSTs, resumption GETs
+REQUEST_KINDS = ("handshake", "call", "resume")
 STREAM_KINDS = ("arrivals", "work", "drop", "restart", "crash", "lb")
 
 
@@ -99,6 +102,10 @@ class World:
         self.recoveries = 0
         self.recovery_seconds = 0.0
         self.recovery_histogram = empty_histogram()
+        #: HTTP requests the clients sent, by kind (see `_count_requests`)
+        self.requests: Counter = Counter()
+        self.calls_completed = 0                       # results a client applied first
+        self.sampler = None                            # a footprint.MemorySampler, if wired
 
     # -- the one way to change the state ------------------------------------------------------
     def apply(self, action) -> List:
@@ -110,8 +117,28 @@ class World:
                 if finding.name != "note":  # the client it happened to (a call's owner)
                     who = event.owner if type(event) is Emitted else event.client
                     self.flags.setdefault(who, set()).add(finding.name)
+            self._count_requests(event)
             self._notify(event, now)
         return events
+
+    def _count_requests(self, event) -> None:
+        """Requests as a client of the mode sends them, one call at a time: a session's
+        initialize costs the handshake (`initialize` and `notifications/initialized`) and the
+        POST of the call it (re)starts; a stateless re-issue is that POST alone; each call
+        completed for the first time is followed by the POST of the next one (if any); each
+        resumption is one GET with Last-Event-ID, whatever it was answered."""
+        kind = type(event)
+        if kind is Initialized:
+            if not self.system.stateless:
+                self.requests["handshake"] += 2
+            self.requests["call"] += 1
+        elif kind is Decided:
+            self.requests["resume"] += 1
+        elif kind is Applied and event.owner == event.client and event.first_token is None \
+                and self.system.is_result(event.msg):
+            self.calls_completed += 1
+            if event.msg < self.system.messages_per_session - 1:
+                self.requests["call"] += 1
 
     def _notify(self, event, now: float) -> None:
         match event:

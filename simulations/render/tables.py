@@ -69,6 +69,19 @@ def summary_tables(summary: Dict[str, dict], rows: Sequence[str],
          + [interval(summary[p]["costs_per_session_hour"][n], 1, 2) for n in COSTS]
          + [interval(summary[p]["sessions_abandoned"], 100)] for p in rows]))
     tables.append((
+        "What each design costs in requests, recovery and server memory (mean over "
+        "replications, 95% t-interval): HTTP requests per completed call (a session's "
+        "handshake, call POSTs, resumption GETs); seconds from a broken stream to the client's "
+        "next data; entries the servers hold between requests (session records, buffered "
+        "events, execution records; time-average, and the largest sample)",
+        ["policy", "requests / call", "recovery s", "session records", "buffered events",
+         "execution records", "entries held", "peak entries"],
+        [[p, interval(summary[p]["requests_per_completed_call"], 1, 3),
+          interval(summary[p]["recovery_seconds_mean"], 1, 2)]
+         + [interval(summary[p]["memory_mean"][k], 1, 0)
+            for k in ("session_records", "buffered_events", "execution_records", "entries")]
+         + [interval(summary[p]["memory_peak"], 1, 0)] for p in rows]))
+    tables.append((
         "Conditional on resuming: events per 1,000 resumptions (the denominator depends on "
         "the policy, so compare rows with care; DUP counts duplicated messages)",
         ["policy", "resumptions / replication"] + short,

@@ -9,6 +9,10 @@
     [grid]                                      # every combination is a point
     "timing.restart_period" = [150, 300, 600]
     "system.lb" = ["round_robin", "sticky"]
+    [deployments.shared]                        # optional: named bundles of settings, swept
+    "system.store" = "shared"                   # as one more grid axis, `deployment`
+    [deployments.local]                         # (settings that only make sense together)
+    "system.store" = "local"
 
 Every point is validated before anything runs: an unknown key, an empty grid or a value of the
 wrong type is a `ConfigError` naming it. Every point uses the same replication seeds, so all
@@ -25,7 +29,9 @@ from model import POLICIES, ConfigError
 
 from ..des import config as des_config
 
-_KEYS = ("base", "policies", "replications", "seed", "set", "grid", "title")
+_KEYS = ("base", "policies", "replications", "seed", "set", "grid", "title", "deployments")
+#: the grid axis the named deployments make
+DEPLOYMENT = "deployment"
 
 
 @dataclass(frozen=True)
@@ -50,12 +56,38 @@ class SweepSpec:
     grid: Tuple[Tuple[str, Tuple[Any, ...]], ...]
     points: Tuple[Point, ...]
     base_config: des_config.DesConfig     # the base with [set] applied, before any grid value
+    #: named deployments (the `deployment` axis of the grid): name -> its settings
+    deployments: Tuple[Tuple[str, Tuple[Tuple[str, Any], ...]], ...] = ()
 
     def as_dict(self) -> Dict[str, Any]:
-        return {"spec": str(self.path), "title": self.title, "base": str(self.base),
-                "policies": list(self.policies), "replications": self.replications,
-                "seed": self.seed, "set": dict(self.overrides),
-                "grid": {k: list(v) for k, v in self.grid}}
+        out = {"spec": str(self.path), "title": self.title, "base": str(self.base),
+               "policies": list(self.policies), "replications": self.replications,
+               "seed": self.seed, "set": dict(self.overrides),
+               "grid": {k: list(v) for k, v in self.grid}}
+        if self.deployments:
+            out["deployments"] = {name: dict(settings) for name, settings in self.deployments}
+        return out
+
+
+def _deployments(data: Dict[str, Any], overrides: Dict[str, Any],
+                 grid: Dict[str, Any]) -> Dict[str, Dict[str, Any]]:
+    """The spec's [deployments.NAME] tables, checked: each a non-empty table of settings that
+    neither [set] nor the grid also names (which value would win is not for a spec to guess)."""
+    found = data.get("deployments", {})
+    if not isinstance(found, dict) or not all(isinstance(v, dict) for v in found.values()):
+        raise ConfigError("deployments", "expected tables [deployments.NAME] of "
+                                          "\"section.key\" = value")
+    if DEPLOYMENT in grid:
+        raise ConfigError(f"grid.{DEPLOYMENT}", "is the axis [deployments.NAME] tables make; "
+                                                 "name the deployments there")
+    for name, settings in found.items():
+        if not settings:
+            raise ConfigError(f"deployments.{name}", "is empty: name at least one setting")
+        for key in settings:
+            if key in overrides or key in grid:
+                raise ConfigError(f"deployments.{name}.{key}",
+                                  f"is also set by {'[set]' if key in overrides else '[grid]'}")
+    return found
 
 
 def _toml_literal(value: Any) -> str:
@@ -101,7 +133,8 @@ def load(path: Path) -> SweepSpec:
     grid = data.get("grid", {})
     if not isinstance(overrides, dict) or not isinstance(grid, dict):
         raise ConfigError("grid", "[set] and [grid] must be tables of \"section.key\" = value")
-    if not grid:
+    deployments = _deployments(data, overrides, grid)
+    if not grid and not deployments:
         raise ConfigError("grid", "the grid is empty: name at least one key with a list of values")
     for key, values in grid.items():
         if not isinstance(values, list) or not values:
@@ -113,10 +146,14 @@ def load(path: Path) -> SweepSpec:
             policies=policies, baseline=baseline)
     except ConfigError as exc:
         raise ConfigError(exc.key, f"{exc.problem} (the base with [set] applied)") from None
+    axes = ({DEPLOYMENT: list(deployments)} if deployments else {}) | grid
     points = []
-    for combo in itertools.product(*grid.values()):
-        values = tuple(zip(grid.keys(), combo))
-        settings = [f"{k}={_toml_literal(v)}" for k, v in list(overrides.items()) + list(values)]
+    for combo in itertools.product(*axes.values()):
+        values = tuple(zip(axes.keys(), combo))
+        named = deployments[combo[0]] if deployments else {}
+        chosen = list(overrides.items()) + list(named.items()) + \
+            [(k, v) for k, v in values if k != DEPLOYMENT or not deployments]
+        settings = [f"{k}={_toml_literal(v)}" for k, v in chosen]
         try:
             config = des_config.load(base, settings, replications=data.get("replications", 1),
                                      seed=data.get("seed", 1), policies=policies,
@@ -127,8 +164,9 @@ def load(path: Path) -> SweepSpec:
         points.append(Point(values, config))
     return SweepSpec(path, data.get("title", path.stem), base, tuple(policies),
                      data.get("replications", 1), data.get("seed", 1),
-                     tuple(overrides.items()), tuple((k, tuple(v)) for k, v in grid.items()),
-                     tuple(points), base_config)
+                     tuple(overrides.items()), tuple((k, tuple(v)) for k, v in axes.items()),
+                     tuple(points), base_config,
+                     tuple((name, tuple(v.items())) for name, v in deployments.items()))
 
 
 def tasks(spec: SweepSpec) -> List[Tuple[Point, str, int]]:
