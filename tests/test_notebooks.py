@@ -10,7 +10,7 @@ NOTEBOOKS = sorted((Path(__file__).resolve().parent.parent / "notebooks").glob("
 def test_the_design_review_notebooks_exist():
     assert [p.stem for p in NOTEBOOKS] == ["01_incidents", "02_policy_comparison",
                                            "03_parameter_sweeps", "04_interleavings",
-                                           "05_conformance"]
+                                           "05_conformance", "06_stateless_vs_resumption"]
 
 
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.stem)
