@@ -82,6 +82,8 @@ conformance: $(STAMP) ts-sdk
 	$(BIN)/python -m simulations conformance --fleet --workers 3 --out results/conformance/fleet
 	$(BIN)/python -m simulations conformance --differential --examples 200 --seed 0 \
 		--workers 3 --out results/conformance/differential
+	$(BIN)/python -m simulations conformance --transport stateless --workers 2 \
+		--out results/conformance/stateless
 
 test: compiled ts-sdk
 	$(BIN)/ruff check .

@@ -201,7 +201,8 @@ class Compact(Record):
 
 class Expire(Record):
     """The execution record of `client`'s call whose result is message `msg` expires (its TTL:
-    stateless+idempotency). `instance` None: the shared record store."""
+    stateless+idempotency); on the tasks transport, `client`'s task record whose task id is
+    `msg`. `instance` None: the shared record store."""
 
     __slots__ = ("instance", "client", "msg")
     _fields = ("instance", "client", "msg")
@@ -242,6 +243,9 @@ ACTIONS: Dict[str, type] = {kind.__name__: kind for kind in (
 #: the action kinds a stateless transport has no use for: no session to persist, resume,
 #: evict or compact the buffer of
 SESSION_ONLY: FrozenSet[type] = frozenset({Persist, Reconnect, ForeignCursor, Evict, Compact})
+#: ... and those the tasks transport has no use for: a task handle is persisted and polled (a
+#: `Reconnect` is a poll), but there is no session to evict or buffer to compact
+NOT_FOR_TASKS: FrozenSet[type] = frozenset({ForeignCursor, Evict, Compact})
 
 
 def work_start(config: SystemConfig, client) -> int:
@@ -253,6 +257,12 @@ def work_start(config: SystemConfig, client) -> int:
         if result not in done:
             return call_first
     return config.messages_per_session
+
+
+def _work_done(config: SystemConfig, client) -> bool:
+    """Every message of the client's work is applied or known lost."""
+    done = {k for k, _ in client.applied} | client.missed
+    return all(m in done for m in range(config.messages_per_session))
 
 
 def emit_possible(state: State, config: SystemConfig, token: int,
@@ -288,7 +298,7 @@ def enabled_actions(state: State, config: SystemConfig,
     departures, which the open-system engines schedule themselves), leaving out the action
     kinds in `without` (an explorer's spent budgets): the rest keep their order."""
     if config.transport != "sessions":
-        without = without | SESSION_ONLY
+        without = without | (NOT_FOR_TASKS if config.tasks else SESSION_ONLY)
     out: List[Action] = []
     init, persist, drop = Init not in without, Persist not in without, Disconnect not in without
     idle, crash = IdleTimeout not in without, ClientRestart not in without
@@ -315,6 +325,11 @@ def enabled_actions(state: State, config: SystemConfig,
         if crash and client.phase != "new":
             out.append(ClientRestart(c))
         if client.phase == "idle" and client.token is not None:
+            if config.tasks:     # a poll, while the task owes the client something: it
+                if _work_done(config, client):    # carries no session id for an LB to hash
+                    continue
+                out.extend(Reconnect(c, i) for i in route_choices(state, config, None))
+                continue
             out.extend(Reconnect(c, i) for i in route_choices(state, config, client.token))
             if not foreign:
                 continue
@@ -334,7 +349,11 @@ def enabled_actions(state: State, config: SystemConfig,
             out.append(Start(i))
     if Evict not in without:
         out.extend(Evict(token) for token in live_tokens(state, config))
-    if config.transport == "stateless+idempotency" and Expire not in without:
+    if config.tasks and Expire not in without:   # a task record's key: the task id
+        out.extend(Expire(None, tget(state.owners, key), key) for key, _ in state.records)
+        for i, inst in enumerate(state.instances):
+            out.extend(Expire(i, tget(state.owners, key), key) for key, _ in inst.records)
+    elif config.idempotency and Expire not in without:
         per = config.messages_per_session    # a record's key: client * per + result message
         out.extend(Expire(None, key // per, key % per) for key, _ in state.records)
         for i, inst in enumerate(state.instances):

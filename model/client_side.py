@@ -52,7 +52,7 @@ def deliver(state: State, config: SystemConfig, c: int) -> Tuple[State, list]:
     first = tget(client.applied, truth.msg) if own else None
     if config.client_dedupe and item.wire in state.clients[c].seen:
         dropped = [Dropped(who, item.wire, owner, truth.msg, own and first is None)]
-        if config.transport == "sessions":
+        if config.transport == "sessions":   # (a task's poll ends once drained)
             return _set(state, c, client), dropped
         return _drained(_set(state, c, client), c, dropped, config)
     holes: Tuple[int, ...] = ()
@@ -87,7 +87,7 @@ def _drained(state: State, c: int, events: list, config: SystemConfig) -> Tuple[
     if stream.ends_when_drained:
         state, closed = close_stream(state, c, "server_close", config)
         events = events + closed
-    elif config.transport != "sessions" and \
+    elif config.stateless and not config.tasks and \
             tget(state.instances[stream.instance].sessions, stream.token) is None:
         state, closed = close_stream(state, c, "complete", config)
         events = events + closed
@@ -112,7 +112,7 @@ def close_stream(state: State, c: int, reason: str,
     stream = client.stream
     assert stream is not None
     event = StreamClosed(client.ident, stream.instance, reason, stream.frames)
-    if config is None or config.transport == "sessions":
+    if config is None or config.transport == "sessions" or config.tasks:   # a poll's end
         return _set(state, c, client.replace(phase="idle", stream=None, inflight=())), [event]
     client = client.replace(phase="needs_init", token=None, cursor=None, stream=None,
                             inflight=())
@@ -150,7 +150,7 @@ def client_restart(state: State, config: SystemConfig, c: int) -> Tuple[State, l
         state, events = close_stream(state, c, "client_restart", config)
     client = state.clients[c]
     token, cursor = client.persisted if client.persisted is not None and \
-        config.transport == "sessions" else (None, None)
+        (config.transport == "sessions" or config.tasks) else (None, None)
     stale = token == client.token and cursor != client.cursor
     client = client.replace(phase="idle" if token is not None else "needs_init", token=token,
                              cursor=cursor, stream=None, inflight=(),

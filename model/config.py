@@ -24,8 +24,9 @@ ATTACHED_STREAM_REACTIONS = ("take_over", "replay_then_close")
 #: how clients and servers talk: "sessions" (initialize, Mcp-Session-Id, a resumable stream:
 #: protocol 2025-11-25 and earlier) or the 2026-07-28 single-exchange POST, with no session and
 #: no resumption ("stateless": a broken response stream loses the request, the client
-#: re-issues it), optionally with an idempotency key per logical call that the servers record
-TRANSPORTS = ("sessions", "stateless", "stateless+idempotency")
+#: re-issues it), optionally with an idempotency key per logical call that the servers record,
+#: or with the Tasks extension ("tasks": a call returns a task handle, the client polls it)
+TRANSPORTS = ("sessions", "stateless", "stateless+idempotency", "tasks")
 
 _CHOICES = {
     "store": PLACEMENTS,
@@ -91,10 +92,15 @@ class SystemConfig:
                      request id) or "stateless+idempotency" (the same, and each logical call
                      carries an idempotency key: the server that executes it records its result,
                      and a server that sees the key recorded returns that result instead of
-                     executing again)
-    execution_record where "stateless+idempotency" keeps its execution records: "local" (in
-                     the process that executed the call, lost when it stops) or "shared"
-                     (Redis-like); records expire with a TTL (an `Expire` action)
+                     executing again), or "tasks" (the same POST, answered at once with a
+                     task handle: the work runs in the background in the process that created
+                     the task, which keeps a task record of what it produced; the client polls
+                     the task, each poll a request the LB routes, and re-issues its unfinished
+                     calls when a poll finds no record of the task)
+    execution_record where "stateless+idempotency" keeps its execution records, and "tasks" its
+                     task records: "local" (in the process that executed the call or created
+                     the task, lost when it stops) or "shared" (Redis-like); records expire
+                     with a TTL (an `Expire` action)
     """
 
     instances: int = 2
@@ -145,7 +151,7 @@ class SystemConfig:
         data = asdict(self)
         if self.transport == "sessions":
             del data["transport"]
-        if not self.idempotency and self.execution_record == "shared":
+        if not self.keeps_records and self.execution_record == "shared":
             del data["execution_record"]
         return data
 
@@ -158,6 +164,17 @@ class SystemConfig:
     def idempotency(self) -> bool:
         """Calls carry idempotency keys and servers keep execution records."""
         return self.transport == "stateless+idempotency"
+
+    @property
+    def tasks(self) -> bool:
+        """Calls return task handles that the client polls (the Tasks extension)."""
+        return self.transport == "tasks"
+
+    @property
+    def keeps_records(self) -> bool:
+        """The servers keep records that `execution_record` places: execution records
+        (idempotency keys) or task records."""
+        return self.transport in ("stateless+idempotency", "tasks")
 
     def is_result(self, index: int) -> bool:
         """Message `index` is a call's result (non-idempotent side effect when applied); the last

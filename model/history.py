@@ -25,13 +25,15 @@ from .server_events import (
     RecordExpired,
     Recreated,
     SessionEvicted,
+    TaskExpired,
+    TaskPolled,
 )
 from .vocabulary import Via
 
 __all__ = ["Applied", "BufferCompacted", "ClientArrived", "ClientDeparted", "ClientFailed",
            "ClientRestarted", "CursorPersisted", "CursorReplaced", "Decided", "Dropped", "Emitted",
            "GapAccepted", "Initialized", "InstanceChanged", "Primed", "RecordExpired", "Recreated",
-           "SessionEvicted", "StreamClosed", "StreamStalled"]
+           "SessionEvicted", "StreamClosed", "StreamStalled", "TaskExpired", "TaskPolled"]
 
 
 class Applied(Record):

@@ -202,7 +202,7 @@ def _no_resumption(request: ResumeRequest, view: ServerView) -> Decision:
 
 #: the transports without sessions (model.config.TRANSPORTS but "sessions"): each is a design
 #: of its own, compared beside the gates of session resumption as a row of its own
-STATELESS_ROWS = ("stateless", "stateless+idempotency")
+STATELESS_ROWS = ("stateless", "stateless+idempotency", "tasks")
 
 
 class Gate(Record):

@@ -39,10 +39,12 @@ from .history import (
     Initialized,
     InstanceChanged,
     StreamStalled,
+    TaskPolled,
 )
 from .record import UNHASHED, Record
 from .resume import owes
 from .stateless import REQUEST_ADMISSION
+from .tasks import POLL_ADMISSION
 from .view import BELOW_FLOOR, NO_CURSOR
 
 SAFETY, LIVENESS, SOMETIMES, COST = "safety", "liveness", "sometimes", "cost"
@@ -50,7 +52,7 @@ KINDS = (SAFETY, LIVENESS, SOMETIMES, COST)
 
 SERVER_CAUSES = ("cross_generation", "restart_from_head", "foreign_cursor")
 CLIENT_CAUSES = ("stale_cursor",)
-RECOVERY_CAUSES = ("reissued_after_refusal", "reissued_after_break")
+RECOVERY_CAUSES = ("reissued_after_refusal", "reissued_after_break", "reissued_after_lost_task")
 #: why a call is executed again (`Emitted.reexecution`), and the causes held against a design:
 #: a recreated generation re-runs a call nobody asked for; on a stateless transport the re-issue
 #: after a break is the transport's only recovery, so a call executed twice by it is the
@@ -112,6 +114,11 @@ def _sessions(config: SystemConfig) -> bool:
     return config.transport == "sessions"
 
 
+def _tasks(config: SystemConfig) -> bool:
+    """The situation needs tasks (a poll of a task record)."""
+    return config.tasks
+
+
 @dataclass(frozen=True)
 class Property:
     """One property. `reads` are the event types `check` looks at (safety, sometimes, cost);
@@ -136,6 +143,8 @@ def duplicate_cause(event: Applied) -> str:
     if event.cursor_foreign:
         return "foreign_cursor"
     if event.first_token != event.token:
+        if event.admission == POLL_ADMISSION:
+            return "reissued_after_lost_task"
         return "reissued_after_break" if event.admission == REQUEST_ADMISSION \
             else "reissued_after_refusal"
     if event.first_generation != event.generation or (
@@ -274,6 +283,12 @@ PROPERTIES: Tuple[Property, ...] = (
     _situation("foreign_cursor_presented", "a resumption presents another session's cursor",
                Decided, lambda e: e.cursor_foreign,
                applies=lambda c: _sessions(c) and c.clients >= 2),
+    _situation("task_not_found", "a poll reaches an instance that sees no record of the task "
+               "(the client re-issues its calls)", TaskPolled, lambda e: e.outcome == "unknown",
+               applies=_tasks),
+    _situation("orphaned_task", "a poll finds a task that no process runs any more, recorded as "
+               "working", TaskPolled, lambda e: e.outcome == "orphaned",
+               applies=lambda c: _tasks(c) and c.execution_record == "shared"),
     _cost("refusal", "refused", "a resumption answered with a non-200 status", Decided,
           lambda e: e.status != 200, lambda e: e.code),
     _cost("reinit", "re-inits", "a client re-initializes (a new session for unfinished calls)",

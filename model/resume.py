@@ -42,6 +42,7 @@ from .state import (
     set_orphan,
     visible_buffers,
 )
+from .tasks import poll_is_dead
 from .vocabulary import Via
 
 
@@ -105,8 +106,11 @@ def stream_is_dead(state: State, config: SystemConfig, c: int) -> bool:
     client is still owed messages: it waits for nothing (a stall, until an idle timeout)."""
     client = state.clients[c]
     stream = client.stream
-    return client.phase == "open" and stream is not None and not client.inflight and \
-        owes(config, client) and not can_emit(state, config, stream.instance, stream.token)
+    if client.phase != "open" or stream is None or client.inflight or not owes(config, client):
+        return False
+    if config.tasks:
+        return poll_is_dead(state, config, stream)
+    return not can_emit(state, config, stream.instance, stream.token)
 
 
 def _recreate(state: State, config: SystemConfig, instance: int, token: int) -> Tuple[State, int]:

@@ -233,3 +233,48 @@ class RecordExpired(Record):
 
     def _key(self) -> Tuple[Any, ...]:
         return (self.instance, self.client, self.msg)
+
+
+class TaskPolled(Record):
+    """A client polled its task (tasks transport) at an instance: what the poll found there.
+    `outcome`: "unknown" (the instance sees no record of the task: the client re-issues its
+    unfinished calls), "progress" (new messages: `delivered` of them), "working" (nothing new,
+    a process still runs the task) or "orphaned" (nothing new, and no process runs the task:
+    the record says working and will until it expires)."""
+
+    __slots__ = ("client", "instance", "token", "outcome", "delivered")
+    _fields = ("client", "instance", "token", "outcome", "delivered")
+    client: Final[int]
+    instance: Final[int]
+    token: Final[int]  # the task id
+    outcome: Final[str]
+    delivered: Final[int]
+
+    def __init__(self, client: int, instance: int, token: int, outcome: str,
+                 delivered: int) -> None:
+        self.client = client
+        self.instance = instance
+        self.token = token
+        self.outcome = outcome
+        self.delivered = delivered
+        self._hash = UNHASHED
+
+    def _key(self) -> Tuple[Any, ...]:
+        return (self.client, self.instance, self.token, self.outcome, self.delivered)
+
+
+class TaskExpired(Record):
+    """A task record (tasks transport) reached its TTL and is gone."""
+
+    __slots__ = ("instance", "token")
+    _fields = ("instance", "token")
+    instance: Final[Optional[int]]  # None: the shared record store
+    token: Final[int]  # the task id
+
+    def __init__(self, instance: Optional[int], token: int) -> None:
+        self.instance = instance
+        self.token = token
+        self._hash = UNHASHED
+
+    def _key(self) -> Tuple[Any, ...]:
+        return (self.instance, self.token)

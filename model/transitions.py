@@ -51,6 +51,7 @@ from .resume import gate_decision, initialize, reconnect, stream_is_dead
 from .servers import Instance
 from .state import Client, State, holder, replace_at, set_orphan, slot_of
 from .stateless import emit_request, expire, forget_request, issue
+from .tasks import create_task, emit_task, expire_task, held_on, poll
 
 
 class Step(NamedTuple):
@@ -211,6 +212,16 @@ def _close_streams(state: State, config: SystemConfig, instance=None, token=None
     return state, events
 
 
+def _expire_task(state: State, config: SystemConfig, i: Optional[int],
+                 token: int) -> Tuple[State, list]:
+    """A task record expires; the polls held on its "working" answer end with it."""
+    state, events = expire_task(state, config, i, token)
+    for c in held_on(state, i, token):
+        state, closed = close_stream(state, c, "task_expired", config)
+        events.extend(closed)
+    return state, events
+
+
 def drain(state: State, config: SystemConfig, i: int) -> Tuple[State, list]:
     inst = state.instances[i]
     state = state.replace(instances=replace_at(state.instances, i,
@@ -226,7 +237,7 @@ def stop(state: State, config: SystemConfig, i: int) -> Tuple[State, list]:
     state = state.replace(instances=replace_at(state.instances, i,
                                                 Instance("down", inst.incarnation)))
     state, closed = _close_streams(state, config, instance=i, reason="instance_stop")
-    if config.transport != "sessions":    # its requests are gone, listened to or not
+    if config.stateless and not config.tasks:   # its requests are gone, listened to or not
         for token in lost:
             state = forget_request(state, token)
     return state, [InstanceChanged(i, what, inst.incarnation, lost)] + closed
@@ -276,12 +287,18 @@ def transition(state: State, config: SystemConfig, gate: Gate, action,
         case Deliver(client=c):
             return deliver(state, config, c)
         case Emit(token=token):
+            if config.tasks:
+                return emit_task(state, config, token)
             if config.transport != "sessions":
                 return emit_request(state, config, token)
             return emit(state, config, token)
         case Reconnect(client=c, instance=i):
+            if config.tasks:
+                return poll(state, config, c, i)
             return reconnect(state, config, gate, c, i, decided)
         case Init(client=c, instance=i):
+            if config.tasks:
+                return create_task(state, config, c, i)
             if config.transport != "sessions":
                 return issue(state, config, c, i)
             return initialize(state, config, c, i)
@@ -308,6 +325,8 @@ def transition(state: State, config: SystemConfig, gate: Gate, action,
         case Compact(instance=i, token=token):
             return compact(state, config, i, token)
         case Expire(instance=i, client=ident, msg=msg):
+            if config.tasks:
+                return _expire_task(state, config, i, msg)
             return expire(state, config, i, ident, msg)
         case Arrive():
             return arrive(state, config)

@@ -20,8 +20,9 @@ StreamKind = Literal["init", "resume"]
 #: how an event reached a client: emitted live, replayed from its session's buffer, replayed
 #: from the head of the buffer, replayed from a stream sessions share (`request_id` keying) or
 #: from another session's stream, or returned from an execution record (a stateless server that
-#: saw the call's idempotency key recorded answers with the recorded result, unexecuted)
-Via = Literal["live", "replay", "head", "shared", "foreign", "recorded"]
+#: saw the call's idempotency key recorded answers with the recorded result, unexecuted), or
+#: returned by a poll from its task's record (tasks transport)
+Via = Literal["live", "replay", "head", "shared", "foreign", "recorded", "task"]
 PHASES: Tuple[str, ...] = get_args(Phase)
 STATUSES: Tuple[str, ...] = get_args(Status)
 STREAM_KINDS: Tuple[str, ...] = get_args(StreamKind)

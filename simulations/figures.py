@@ -52,7 +52,8 @@ PANELS = [
 #: the panels of the costs figure: what a design costs in requests, recovery and memory
 COST_FIGURE = [
     ("requests_per_call", "HTTP requests per completed call", "ratio",
-     ["requests.handshake", "requests.call", "requests.resume"], "calls_completed"),
+     ["requests.handshake", "requests.call", "requests.resume", "requests.poll"],
+     "calls_completed"),
     ("recovery_seconds", "seconds from a broken stream\nto the next data (mean)", "ratio",
      ["recovery_seconds"], "recoveries"),
     ("entries_held", "entries the servers hold (time-average):\nsessions, buffered events, "

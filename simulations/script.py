@@ -100,12 +100,14 @@ def client_config(config: SystemConfig, gate: Gate, choice: str) -> Tuple[System
 
 def resolve_route(state: State, config: SystemConfig, step: Route):
     """The request a Route step sends: on a stateless transport a "reconnect" is the client's
-    re-issue of its unfinished calls (a new request, routed like any)."""
-    token = None if step.kind == "init" else state.clients[step.client].token
+    re-issue of its unfinished calls (a new request, routed like any); with tasks it is a poll
+    of the client's task while it holds a handle (a request with no session id to route by)."""
+    token = None if step.kind == "init" or config.tasks else state.clients[step.client].token
     choices = route_choices(state, config, token)
     if len(choices) != 1:
         return None, f"the load balancer offers {list(choices)}: name the instance in the script"
-    cls = Init if step.kind == "init" or config.stateless else Reconnect
+    polls = config.tasks and state.clients[step.client].token is not None
+    cls = Init if step.kind == "init" or (config.stateless and not polls) else Reconnect
     return cls(step.client, choices[0]), ""
 
 
@@ -113,10 +115,13 @@ def settle_action(state: State, config: SystemConfig, attempts: Counter,
                   max_reconnects: int):
     """The next action of the system's normal course, or None when quiescent: clients first
     (apply what arrived, re-initialize, reconnect at once), then the servers' work, then the LB
-    closing streams that can never carry data."""
+    closing streams that can never carry data. With tasks the work comes before the polls (a
+    client polls after its poll interval, by which time the worker has done its part)."""
     enabled = enabled_actions(state, config)
     current = {client.token for client in state.clients if client.token is not None}
-    for wanted in (Deliver, Init, Reconnect, Emit, IdleTimeout):
+    order = (Deliver, Init, Emit, Reconnect, IdleTimeout) if config.tasks else \
+        (Deliver, Init, Reconnect, Emit, IdleTimeout)
+    for wanted in order:
         for action in enabled:
             if type(action) is not wanted:
                 continue

@@ -4,7 +4,8 @@ One deployment (two instances behind a round-robin LB, one client with two one-m
 non-idempotent calls) and one fault budget (a restart, a drop, a half-open stream, three
 requests), explored completely under each design: session resumption behind `strict` (shared
 store and buffer, tagged ids, the spec client) and the stateless transports, plain and with
-idempotency keys whose execution records are shared, local, or shared with one expiry. The
+idempotency keys whose execution records are shared, local, or shared with one expiry, and
+tasks (a handle, polled) whose task records are placed the same three ways. The
 README's "Sessions or no sessions" table is `verdicts_markdown()` (a test keeps it equal).
 
 How often each design breaks and what it costs, at a given fault rate, is the committed sweep
@@ -53,6 +54,11 @@ DESIGNS: Tuple[Design, ...] = (
            (("transport", "stateless+idempotency"),), expiries=1),
     Design("`stateless+idempotency`, local record", "stateless+idempotency",
            (("transport", "stateless+idempotency"), ("execution_record", "local"))),
+    Design("`tasks`, shared record", "tasks", (("transport", "tasks"),)),
+    Design("`tasks`, shared record that expires once", "tasks", (("transport", "tasks"),),
+           expiries=1),
+    Design("`tasks`, local record", "tasks",
+           (("transport", "tasks"), ("execution_record", "local"))),
 )
 
 
@@ -96,7 +102,8 @@ COLUMNS = (
     ("calls executed again / session-h", "rate",
      ["violations.duplicate_execution", "costs.reexecuted_call"], None, 1, 2),
     ("requests / completed call", "ratio",
-     ["requests.handshake", "requests.call", "requests.resume"], "calls_completed", 1, 2),
+     ["requests.handshake", "requests.call", "requests.resume", "requests.poll"],
+     "calls_completed", 1, 2),
     ("recovery s", "ratio", ["recovery_seconds"], "recoveries", 1, 1),
     ("entries held", "value", ["memory.mean.entries"], None, 1, 0),
 )

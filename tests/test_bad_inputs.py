@@ -142,8 +142,17 @@ CASES = {
         lambda t: ["run", CONFIG, "--policies", "strict,stateless+idempotency", "--set",
                    "timing.record_ttl=0"], "'timing.record_ttl': must be > 0"),
     "run on an unknown transport": (
+        lambda t: ["run", CONFIG, "--set", "system.transport=\"polling\""],
+        "'system.transport': must be one of sessions, stateless, stateless+idempotency, tasks"),
+    "run a gate on the tasks transport": (
         lambda t: ["run", CONFIG, "--set", "system.transport=\"tasks\""],
-        "'system.transport': must be one of sessions, stateless, stateless+idempotency"),
+        "decides resumptions, and system.transport = 'tasks' has none"),
+    "run with a task TTL of 0": (
+        lambda t: ["run", CONFIG, "--policies", "strict,tasks", "--set",
+                   "timing.record_ttl=0"], "'timing.record_ttl': must be > 0"),
+    "run with a poll interval of 0": (
+        lambda t: ["run", CONFIG, "--policies", "strict,tasks", "--set",
+                   "timing.poll_interval=0"], "'timing.poll_interval': must be > 0"),
     "explore a gate on a stateless transport": (
         lambda t: ["explore", "--policy", "strict", "--set",
                    "system.transport=\"stateless\""], "'strict' decides resumptions"),

@@ -69,5 +69,47 @@ def test_every_named_exception_is_needed_somewhere(cells):
 def test_the_space_file_is_valid_toml_with_the_documented_size():
     data = tomllib.loads((ROOT / "simulations/spaces/matrix.toml").read_text())
     space = load(ROOT / "simulations/spaces/matrix.toml")
-    assert len(space.deployments) == 240 and len(space.gates) == 7
+    assert len(space.deployments) == 248 and len(space.gates) == 10
     assert data["scope"]["clients"] >= 2
+
+
+def _records(cell) -> str:
+    return cell["deployment"].get("execution_record", "shared")
+
+
+def _expires(cell) -> bool:
+    return cell["scope"].get("expiries", 0) > 0
+
+
+def test_plain_stateless_executes_a_call_twice_somewhere(cells):
+    rows = [c for c in cells if c["policy"] == "stateless"]
+    assert rows and all(c["complete"] for c in rows)
+    causes = {k for c in rows if "duplicate_execution" in failing(c)
+              for k in c["properties"]["duplicate_execution"]["causes"]}
+    assert causes == {"reissued_after_break"}
+
+
+def test_a_shared_execution_record_within_its_ttl_holds_everywhere(cells):
+    """stateless+idempotency: every judged property holds in every deployment whose record is
+    shared and never expires; a local record, or one that expires, executes a call twice."""
+    rows = [c for c in cells if c["policy"] == "stateless+idempotency"]
+    kept = [c for c in rows if _records(c) == "shared" and not _expires(c)]
+    assert kept and all(c["complete"] and not failing(c) for c in kept)
+    for broken in ([c for c in rows if _records(c) == "local"],
+                   [c for c in rows if _records(c) == "shared" and _expires(c)]):
+        assert broken and any("duplicate_execution" in failing(c) for c in broken)
+
+
+def test_tasks_stall_on_a_shared_record_and_run_twice_on_a_local_one(cells):
+    """tasks: a shared task record never has a call executed twice within its TTL, but a
+    worker that stops leaves it saying "working" (a stall) wherever the scope restarts an
+    instance; a local record never stalls, and a poll elsewhere runs the call twice."""
+    rows = [c for c in cells if c["policy"] == "tasks"]
+    shared = [c for c in rows if _records(c) == "shared"]
+    local = [c for c in rows if _records(c) == "local"]
+    assert shared and local and all(c["complete"] for c in rows)
+    assert not any("duplicate_execution" in failing(c) for c in shared if not _expires(c))
+    restarting = [c for c in shared if c["scope"]["restarts"] > 0]
+    assert restarting and all("stall" in failing(c) for c in restarting)
+    assert not any("stall" in failing(c) for c in local)
+    assert any("duplicate_execution" in failing(c) for c in local)

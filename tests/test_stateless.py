@@ -177,7 +177,7 @@ def test_random_walks_keep_the_stateless_invariants(transport, record, lb, choic
 
 def test_bad_combinations_are_named():
     with pytest.raises(ConfigError, match="transport"):
-        SystemConfig(transport="tasks")
+        SystemConfig(transport="polling")
     with pytest.raises(ConfigError, match="execution_record"):
         SystemConfig(transport="stateless+idempotency", execution_record="redis")
 

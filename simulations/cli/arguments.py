@@ -28,7 +28,7 @@ def parse_policies(text: Optional[str], option: str = "--policy", rows: bool = F
     """The comma-separated policy names of an option (None when it was not given); with `rows`,
     DES policy rows (`POLICY` or `POLICY+PROFILE`); with `one` (what takes a single policy,
     e.g. "explore"), exactly one name. A stateless transport ("stateless",
-    "stateless+idempotency") is a row of its own wherever a policy is. An empty or unknown
+    "stateless+idempotency", "tasks") is a row of its own wherever a policy is. An empty or unknown
     name is a UsageError naming the option and the valid names."""
     if text is None:
         return None

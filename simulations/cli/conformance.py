@@ -1,6 +1,8 @@
 """`python -m simulations conformance`: the model's predictions beside what real MCP servers
 (the Python SDK, the Python SDK behind StrictResumptionGuard, the TypeScript SDK) did, case by
-case; with --differential, random action sequences run in lockstep on the model and on them."""
+case; with --differential, random action sequences run in lockstep on the model and on them;
+with --transport stateless, the stateless cases (the Python SDK at protocol 2026-07-28, no
+session) beside the model's `stateless` transport."""
 from __future__ import annotations
 
 import argparse
@@ -16,6 +18,7 @@ from ..conformance.differential.findings import FINDINGS
 from ..conformance.differential.scope import SCOPE
 from ..conformance.outcome import Outcome
 from ..conformance.predict import DEFAULT_SERVERS, DEPLOYMENTS
+from ..conformance.stateless_cases import CASES as STATELESS_CASES
 from ..inputs import check_folder_out
 from ..scenarios import FLEET_SCENARIOS, SCENARIOS
 from .arguments import checked
@@ -38,8 +41,17 @@ def add_parser(verbs) -> None:
                     "sequence disagrees or could not be run; 2: bad arguments or missing "
                     "requirements.")
     names = list(CASES) + list(FINDINGS)
-    p.add_argument("--case", action="append", choices=names, metavar="CASE",
-                   help=f"run only this case or finding (repeatable); one of: {', '.join(names)}")
+    p.add_argument("--case", action="append", choices=names + list(STATELESS_CASES),
+                   metavar="CASE",
+                   help=f"run only this case or finding (repeatable); one of: {', '.join(names)}"
+                        f"; with --transport stateless, one of: {', '.join(STATELESS_CASES)}")
+    p.add_argument("--transport", choices=("sessions", "stateless"), default="sessions",
+                   help="'sessions' (default): the resumption cases above; 'stateless': the "
+                        "Python SDK in its 2026-07-28 mode (no session, a request per POST) "
+                        "against the model's stateless transport: a break seen by the server, a "
+                        "half-open one, a restart before and after the side effect, a failover "
+                        "behind nginx round-robin; each counts the tool's executions per call. "
+                        "Takes --case, --json, --predict-only, --workers, --out, --logs")
     p.add_argument("--server", action="append", choices=list(DEPLOYMENTS),
                    help="run only against this server: 'sdk' (the Python SDK with its "
                         "example-style store, model policy sdk), 'guard' (the Python SDK behind "
@@ -85,6 +97,17 @@ def _check(args: argparse.Namespace) -> None:
             checked(check_folder_out, path, flag)
     if args.workers < 1:
         raise UsageError(f"--workers must be >= 1, got {args.workers}")
+    stateless = [c for c in args.case or () if c in STATELESS_CASES]
+    if args.transport == "stateless":
+        if args.fleet or args.differential or args.server:
+            raise UsageError("--transport stateless runs the stateless cases on the Python SDK: "
+                             "it takes none of --fleet, --differential, --server")
+        if len(stateless) != len(args.case or ()):
+            raise UsageError(f"--transport stateless: --case must be one of: "
+                             f"{', '.join(STATELESS_CASES)}")
+    elif stateless:
+        raise UsageError(f"--case {stateless[0]} is a stateless case: it needs --transport "
+                         "stateless")
     if args.fleet:
         if args.differential or args.case or args.server or args.predict_only:
             raise UsageError("--fleet runs the scripted incidents: it takes none of "
@@ -109,6 +132,8 @@ def _check(args: argparse.Namespace) -> None:
 def run(args: argparse.Namespace) -> int:
     from ..conformance import harness
     _check(args)
+    if args.transport == "stateless":
+        return _stateless(args)
     servers = args.server or list(DEFAULT_SERVERS)
     chosen = args.case or list(CASES) + list(FINDINGS)
     cases = [c for c in chosen if c in CASES]
@@ -228,6 +253,45 @@ def _fleet(args: argparse.Namespace) -> int:
         if not args.json:
             print(f"wrote {args.out / 'FLEET.md'}")
     return 1 if failed else 0
+
+
+def _stateless(args: argparse.Namespace) -> int:
+    """The stateless cases: predictions only, or each run on real processes beside them."""
+    from ..conformance import harness, stateless_report
+    from ..conformance.stateless_cases import predict
+    names = args.case or list(STATELESS_CASES)
+    if args.predict_only:
+        predicted = {name: predict(STATELESS_CASES[name]) for name in names}
+        if args.json:
+            print(json.dumps([{"case": name, "model": outcome.as_dict()}
+                              for name, outcome in predicted.items()], indent=2))
+        else:
+            for name, outcome in predicted.items():
+                print(f"{name:<32} {stateless_report.describe(outcome)}")
+        return 0
+    nginx = any(STATELESS_CASES[name].topology.startswith("nginx") for name in names)
+    missing = harness.missing_requirements(nginx=nginx)
+    if missing:
+        raise UsageError("conformance needs: " + "; ".join(missing))
+    from ..conformance.stateless_drills import run_all
+
+    def progress(row) -> None:
+        if not args.json:
+            mark = "agree" if row.agree else "explained" if row.settled else "DISAGREE"
+            print(f"  {row.case}: {mark} ({row.seconds:.1f} s)", file=sys.stderr, flush=True)
+    rows = run_all(names, args.logs, progress, args.workers)
+    env = harness.environment()
+    if args.json:
+        print(json.dumps({"environment": env, "rows": [r.as_dict() for r in rows]}, indent=2))
+    else:
+        print(stateless_report.table(rows) + "\n\n" + stateless_report.details(rows) + "\n\n"
+              + stateless_report.summary(rows) + "; " + ", ".join(f"{k} {v}"
+                                                                 for k, v in env.items()))
+    if args.out is not None:
+        stateless_report.write_results(args.out, rows, env, names)
+        if not args.json:
+            print(f"wrote {args.out / 'STATELESS-RESULTS.md'}")
+    return 0 if all(r.settled for r in rows) else 1
 
 
 def _run_line(summary) -> str:

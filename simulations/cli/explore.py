@@ -32,7 +32,7 @@ def add_parser(verbs) -> None:
     who = p.add_mutually_exclusive_group()
     who.add_argument("--policy", default=None, help=f"one of {', '.join(POLICIES)} "
                      "(default strict), or a stateless transport (stateless, "
-                     "stateless+idempotency: the scope on that transport, no gate; as "
+                     "stateless+idempotency, tasks: the scope on that transport, no gate; as "
                      "--set system.transport=...)")
     who.add_argument("--gate", metavar="MODULE:FUNCTION", help="your own gate")
     system = default_system()

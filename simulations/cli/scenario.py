@@ -29,7 +29,7 @@ def add_parser(verbs) -> None:
                    help="every scenario under every policy and stateless transport")
     p.add_argument("--list", action="store_true", help="list the scenarios and exit")
     p.add_argument("--policy", help="policy name or stateless transport (stateless, "
-                   "stateless+idempotency), or several separated by commas")
+                   "stateless+idempotency, tasks), or several separated by commas")
     p.add_argument("--gate", metavar="MODULE:FUNCTION",
                    help="your own gate (a callable (request, view) -> Decision)")
     p.add_argument("--client", default="auto", metavar="PROFILE",

@@ -36,4 +36,10 @@ starts, and `python -m simulations conformance` says what is missing first.
     labels.py        how the lockstep names what a stream carries (tool message, priming)
     machine.py       Hypothesis stateful sequences over a running fleet; the run's summary
     findings.py      what it found: named minimal sequences, replayed by every conformance run
+  the stateless transport (protocol 2026-07-28, `--transport stateless`; STATELESS.md):
+  modern_server.py   the SDK server in its modern mode, with an execution ledger per case
+  stateless_cases.py the cases and the model's predictions (model only)
+  stateless_wire.py  a raw 2026-07-28 client: one POST per call, re-issued under a new id
+  stateless_drills.py the real side of each stateless case
+  stateless_report.py its rows, table and results folder (STATELESS-RESULTS.md, JSON)
 """

@@ -63,7 +63,8 @@ class ClientProcess:
     def closed(self, reason: str) -> None:
         if reason in CLEAN_CLOSES and self.world.profile.reset_on_clean_close:
             self.attempts = 0
-        if self.broken_at is None and reason not in NOT_BREAKS:
+        polled = self.world.system.tasks and reason == "server_close"  # a poll answered
+        if self.broken_at is None and reason not in NOT_BREAKS and not polled:
             self.broken_at = self.world.env.now
         self.wake()
 
@@ -71,9 +72,10 @@ class ClientProcess:
         return self.world.state.clients[self.slot]
 
     def _call_time_left(self) -> float:
-        """Seconds until the waiting call times out (infinite without a request timeout)."""
+        """Seconds until the waiting call times out (infinite without a request timeout, and
+        with tasks: the call's POST is answered at once with the task handle)."""
         timeout = self.world.profile.request_timeout
-        if timeout is None:
+        if timeout is None or self.world.system.tasks:
             return float("inf")
         return self.call_since + timeout - self.world.env.now
 
@@ -101,6 +103,12 @@ class ClientProcess:
                     if self._client().phase == "open" and self._client().inflight:
                         self._deliver()
                     continue
+                if w.system.tasks:       # held on a "working" answer that never changes:
+                    self._wake = env.event()     # the client polls again and again, each
+                    yield self._wake | env.timeout(t.poll_interval)   # poll a request
+                    if self._client().phase == "open" and not self._client().inflight:
+                        w.requests["poll"] += 1
+                    continue
                 idle_left = self.last_data + t.idle_timeout - env.now
                 if w.system.stateless:   # the server pings a silent POST response (the MCP
                     idle_left = float("inf")   # Python SDK 2.3): no LB idle timeout ends it
@@ -111,7 +119,16 @@ class ClientProcess:
                 yield self._wake | env.timeout(min(idle_left, self._call_time_left()))
                 continue
             # new, needs_init or idle: send a request after the backoff (a stateless client
-            # re-issues its unfinished calls on the same schedule as a reconnect)
+            # re-issues its unfinished calls on the same schedule as a reconnect); a client
+            # holding a task handle polls it every poll interval, and a poll is no retry
+            if client.phase == "idle" and w.system.tasks:
+                yield env.timeout(t.poll_interval)
+                client = self._client()
+                if client.phase == "idle" and client.token is not None:
+                    instance = w.route(None)
+                    if instance is not None:
+                        self._polled(w.apply(Reconnect(self.slot, instance)))
+                continue
             if client.phase == "idle" or self.attempts or \
                     (w.system.stateless and client.inits > 0):
                 yield env.timeout(min(profile.delay(self.attempts),
@@ -134,6 +151,14 @@ class ClientProcess:
                 if action is Init:        # a new session's first call starts now
                     self.call_since = env.now
 
+    def _polled(self, events) -> None:
+        """A poll that finds the task lost (no record) or orphaned (no worker) is where the
+        client learns of the fault: its recovery time counts from here."""
+        for event in events:
+            if type(event).__name__ == "TaskPolled" and event.outcome in ("unknown", "orphaned") \
+                    and self.broken_at is None:
+                self.broken_at = self.world.env.now
+
     def _deliver(self) -> None:
         w = self.world
         for event in w.apply(Deliver(self.slot)):
@@ -147,7 +172,7 @@ class ClientProcess:
                 if w.system.is_result(event.msg):
                     self.call_since = w.env.now
         if self.unpersisted >= w.timing.persist_every and self._client().token is not None \
-                and not w.system.stateless:       # nothing to persist without a session
+                and (w.system.tasks or not w.system.stateless):   # a session or a task handle
             self.unpersisted = 0
             w.apply(Persist(self.slot))
 
@@ -295,7 +320,8 @@ class Reaper:
 class RecordExpiry:
     """Execution records (stateless+idempotency) expire `timing.record_ttl` after they were
     written; a record written again (the call executed again where the record was not seen)
-    starts its TTL again."""
+    starts its TTL again. Task records (tasks) expire `record_ttl` after the task was created
+    (keyed by (where, client, task id))."""
 
     def __init__(self, world: World):
         self.world = world
@@ -315,5 +341,6 @@ class RecordExpiry:
         del self.written[key]
         instance, client, msg = key
         records = w.state.records if instance is None else w.state.instances[instance].records
-        if tget(records, record_key(w.system, client, msg)) is not None:  # not lost with its
-            w.apply(Expire(instance, client, msg))                      # process
+        stored = msg if w.system.tasks else record_key(w.system, client, msg)
+        if tget(records, stored) is not None:           # not lost with its process
+            w.apply(Expire(instance, client, msg))

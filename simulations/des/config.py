@@ -58,11 +58,13 @@ class Timing:
     absolute_ttl: float = 7200.0        # ... and this long after it was created
     reap_interval: float = 10.0         # how often expired sessions are evicted
     record_ttl: float = 3600.0          # an execution record (stateless+idempotency) expires
-    #                                     this long after the call it records was executed
+    #                                     this long after the call it records was executed;
+    #                                     a task record (tasks) this long after its creation
+    poll_interval: float = 5.0          # a client holding a task handle polls it this often
 
 
 _POSITIVE = {"duration", "event_interval", "idle_timeout", "reap_interval", "absolute_ttl",
-             "idle_ttl", "record_ttl"}
+             "idle_ttl", "record_ttl", "poll_interval"}
 _COUNT = {"persist_every"}
 
 
@@ -132,9 +134,14 @@ class DesConfig:
         return self.profile(row).applied_to(system)
 
     def uses_records(self) -> bool:
-        """Some row keeps execution records (stateless+idempotency): timing.record_ttl
-        applies."""
-        return "stateless+idempotency" in self.policies or self.system.idempotency
+        """Some row keeps execution records (stateless+idempotency) or task records (tasks):
+        timing.record_ttl and system.execution_record apply."""
+        return any(row in ("stateless+idempotency", "tasks") for row in self.policies) or \
+            self.system.keeps_records
+
+    def uses_tasks(self) -> bool:
+        """Some row polls tasks: timing.poll_interval applies."""
+        return "tasks" in self.policies or self.system.tasks
 
     def row_profiles(self) -> Dict[str, str]:
         return {row: self.profile_name(row) for row in self.policies}
@@ -147,7 +154,9 @@ class DesConfig:
         timing = asdict(self.timing)
         if not self.uses_records() and self.timing.record_ttl == Timing.record_ttl:
             del timing["record_ttl"]      # no row reads it: as before there were records
-        if "stateless+idempotency" in self.policies and "execution_record" not in system:
+        if not self.uses_tasks() and self.timing.poll_interval == Timing.poll_interval:
+            del timing["poll_interval"]   # no row polls: as before there were tasks
+        if self.uses_records() and "execution_record" not in system:
             system["execution_record"] = self.system.execution_record
         return {"system": system, "timing": timing,
                 "client": {"profile": self.client_profile},

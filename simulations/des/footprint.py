@@ -5,7 +5,9 @@ Three kinds of entry, counted over every instance and the shared stores:
 - `session_records`: sessions an instance holds in memory plus sessions in the shared registry
   (a session live on an instance and stored in the registry is held twice, and counts twice);
 - `buffered_events`: events retained in replay buffers (instance-local and shared);
-- `execution_records`: idempotency records (instance-local and shared).
+- `execution_records`: idempotency records, or task records on the tasks transport
+  (instance-local and shared); the messages a task record keeps for polls count as
+  `buffered_events`.
 
 A stateless request in flight is not counted: it is the work itself, not state kept for a
 later request. The sampler reads the model state every `SAMPLE_INTERVAL` simulated seconds
@@ -17,10 +19,16 @@ from __future__ import annotations
 from typing import Dict
 
 from model import State
+from model.entries import Buffer
 
 KINDS = ("session_records", "buffered_events", "execution_records")
 #: simulated seconds between two samples of the state
 SAMPLE_INTERVAL = 5.0
+
+
+def _task_entries(records) -> int:
+    """Messages kept in task records (an idempotency record's value is a request id)."""
+    return sum(len(value.entries) for _, value in records if isinstance(value, Buffer))
 
 
 def held(state: State) -> Dict[str, int]:
@@ -28,11 +36,13 @@ def held(state: State) -> Dict[str, int]:
     sessions = len(state.registry)
     events = sum(len(buffer.entries) for _, buffer in state.buffers)
     records = len(state.records)
+    events += _task_entries(state.records)
     for instance in state.instances:
         if instance.status != "down":
             sessions += len(instance.sessions)
             events += sum(len(buffer.entries) for _, buffer in instance.buffers)
             records += len(instance.records)
+            events += _task_entries(instance.records)
     return {"session_records": sessions, "buffered_events": events,
             "execution_records": records}
 

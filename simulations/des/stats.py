@@ -204,7 +204,8 @@ def frame_interval(group, kind: str, columns: Sequence[str],
     per completed call, seconds per recovery), or the value itself ("value": a time-average).
     A replication whose denominator is 0 counts as 0."""
     import numpy as np
-    counts = group[list(columns)].sum(axis=1).to_numpy(dtype=float)
+    # a column no record has counts nothing (e.g. `requests.poll` in results from before tasks)
+    counts = group.reindex(columns=list(columns), fill_value=0).sum(axis=1).to_numpy(dtype=float)
     if kind == "value":
         out = replication_interval(list(counts), None)
     else:

@@ -29,6 +29,7 @@ from model.history import (
     Recreated,
     SessionEvicted,
     StreamClosed,
+    TaskPolled,
 )
 from model.lb import route_choices
 from model.monitor import duration_bin, empty_histogram
@@ -38,7 +39,7 @@ from ..clients import PROFILES
 from .config import DesConfig
 
 #: the requests a run counts: session handshakes, call POSTs, resumption GETs
-REQUEST_KINDS = ("handshake", "call", "resume")
+REQUEST_KINDS = ("handshake", "call", "resume", "poll")
 STREAM_KINDS = ("arrivals", "work", "drop", "restart", "crash", "lb")
 
 
@@ -97,7 +98,8 @@ class World:
         self.workers: Set[int] = set()                # tokens with a running SessionWorker
         self.start_worker: Callable[[int], None] = lambda token: None
         #: an execution record was written: (where: an instance or None for shared, client,
-        #: result message); the record expiry schedules its TTL
+        #: result message), or a task record (where, client, task id); the record expiry
+        #: schedules its TTL
         self.record_written: Callable[[Optional[int], int, int], None] = lambda *key: None
         self.recoveries = 0
         self.recovery_seconds = 0.0
@@ -126,7 +128,9 @@ class World:
         initialize costs the handshake (`initialize` and `notifications/initialized`) and the
         POST of the call it (re)starts; a stateless re-issue is that POST alone; each call
         completed for the first time is followed by the POST of the next one (if any); each
-        resumption is one GET with Last-Event-ID, whatever it was answered."""
+        resumption is one GET with Last-Event-ID, whatever it was answered; each poll of a task
+        is one request (the client process adds the repeated polls of an answer that never
+        changes, which the model holds as one)."""
         kind = type(event)
         if kind is Initialized:
             if not self.system.stateless:
@@ -134,6 +138,8 @@ class World:
             self.requests["call"] += 1
         elif kind is Decided:
             self.requests["resume"] += 1
+        elif kind is TaskPolled:
+            self.requests["poll"] += 1
         elif kind is Applied and event.owner == event.client and event.first_token is None \
                 and self.system.is_result(event.msg):
             self.calls_completed += 1
@@ -161,6 +167,10 @@ class World:
             case Initialized():
                 self.created[event.token] = self.active[event.token] = now
                 self.start_worker(event.token)
+                if self.system.tasks:      # the task record's TTL counts from its creation
+                    local = self.system.execution_record == "local"
+                    self.record_written(event.instance if local else None, event.client,
+                                        event.token)
             case Recreated():
                 self.active[event.token] = now
                 self.start_worker(event.token)

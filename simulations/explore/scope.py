@@ -40,7 +40,8 @@ BUDGETED = {
     "persists": Persist,         # the client persists its cursor (persistence lags)
     "sessions": Init,            # initialize requests, first ones included (stateless: every
     #                              request, re-issues included)
-    "expiries": Expire,          # an execution record reaches its TTL (stateless+idempotency)
+    "expiries": Expire,          # an execution record (stateless+idempotency) or a task
+    #                              record (tasks) reaches its TTL
 }
 BUDGET_NAMES = tuple(BUDGETED)
 
@@ -81,9 +82,9 @@ class Scope:
 
     def as_dict(self) -> Dict[str, object]:
         """The budgets and the deployment; `expiries` only where there are execution records
-        to expire (stateless+idempotency)."""
+        or task records to expire (stateless+idempotency, tasks)."""
         data = {f.name: getattr(self, f.name) for f in fields(self) if f.name != "system"}
-        if not self.system.idempotency:
+        if not self.system.keeps_records:
             del data["expiries"]
         data["system"] = self.system.as_dict()
         return data

@@ -55,6 +55,29 @@ def parse_action(text: str):
 def describe_event(event, config) -> List[str]:
     """One or more lines saying what the event changed."""
     match event:
+        case h.Initialized() if config.tasks:
+            verb = "re-issues its unfinished calls" if event.reissue else "sends its calls"
+            return [f"c{event.client} {verb} to i{event.instance}: task T{event.token} created, "
+                    f"from m{event.work_start} (the answer is the task handle; the work runs "
+                    f"in the background)"]
+        case h.Emitted() if config.tasks:
+            message = _msg(event.owner, event.msg, config.is_result(event.msg))
+            lines = [f"i{event.instance} runs T{event.token}: {message} as {wid(event.wire)}, "
+                     "kept in the task record for a poll"]
+            if event.first_execution is not None:
+                lines.append(f"the call is executed again (first by T{event.first_execution[0]}"
+                             f"; {event.reexecution})")
+            return lines
+        case h.TaskPolled():
+            said = {"unknown": "no record of the task here: the client will re-issue its calls",
+                    "progress": f"{event.delivered} new message(s) on the answer",
+                    "working": "working, nothing new",
+                    "orphaned": "working, nothing new, and no process runs the task any more"}
+            return [f"c{event.client} polls T{event.token} at i{event.instance}: "
+                    f"{said[event.outcome]}"]
+        case h.TaskExpired():
+            where = "shared record" if event.instance is None else f"i{event.instance}'s record"
+            return [f"the {where} of T{event.token} expires (TTL)"]
         case h.Initialized() if config.transport != "sessions":
             verb = "re-issues its unfinished calls" if event.reissue else "sends its calls"
             return [f"c{event.client} {verb} to i{event.instance}: request R{event.token}, "
@@ -127,6 +150,10 @@ def describe_event(event, config) -> List[str]:
             return [f"c{event.client} accepts the gap; will resume after {wid(event.resume_from)}"]
         case h.CursorPersisted():
             return [f"c{event.client} persists S{event.token} / {wid(event.wire)}"]
+        case h.ClientRestarted() if config.tasks:
+            return [f"c{event.client} restarts and reloads its persisted task handle "
+                    f"T{event.token}" if event.token is not None else
+                    f"c{event.client} restarts with no task handle: it re-issues its calls"]
         case h.ClientRestarted() if config.transport != "sessions":
             return [f"c{event.client} restarts: no session to reload; it re-issues its "
                     "unfinished calls"]
@@ -137,7 +164,8 @@ def describe_event(event, config) -> List[str]:
             return [f"c{event.client}'s cursor becomes {wid(event.wire)}, "
                     f"taken from c{event.donor}"]
         case h.InstanceChanged():
-            lost = (": loses " + ", ".join(f"S{t}" for t in event.lost_sessions)) \
+            kind = "T" if config.tasks else "R" if config.stateless else "S"
+            lost = (": loses " + ", ".join(f"{kind}{t}" for t in event.lost_sessions)) \
                 if event.lost_sessions else ""
             return [f"i{event.instance} {event.what} (incarnation {event.incarnation}){lost}"]
         case h.SessionEvicted():
@@ -154,7 +182,10 @@ STATELESS_NOTE = ("without sessions there is no cursor, buffer or generation to 
                   "fault that breaks a response stream loses what was in flight and the client "
                   "re-issues its unfinished calls; a call whose result was executed but not "
                   "delivered is executed again unless an execution record is seen "
-                  "(stateless+idempotency).")
+                  "(stateless+idempotency). With tasks (a handle, polled) the work runs on "
+                  "without any connection: a poll that finds no record of the task (local to "
+                  "another process, or gone) has the client re-issue its calls, and a shared "
+                  "record whose worker stopped answers \"working\" until it expires.")
 
 
 def narrate(run: ScenarioRun) -> str:
@@ -162,7 +193,9 @@ def narrate(run: ScenarioRun) -> str:
     s = run.scenario
     c = run.config
     out = [f"# {s.name}: {s.title} ({s.source})",
-           f"policy: {run.gate}" + (f" (transport {c.transport}: no session, no resumption; "
+           f"policy: {run.gate}" + (" (transport tasks: no session; a call is answered with a "
+                                    "task handle the client polls)" if c.tasks else
+                                    f" (transport {c.transport}: no session, no resumption; "
                                     f"a broken response is re-issued)" if c.stateless else "")
            + f"   client: {run.client_profile} (on 404: {c.on_404}, "
            f"on 409: {c.on_409}, dedupe: {'on' if c.client_dedupe else 'off'})",
