@@ -196,3 +196,35 @@ def test_bad_task_configurations_are_named(overrides, message):
     with pytest.raises(ConfigError, match=message.replace(".", r"\.")):
         load(None, overrides, policies=["tasks"] if "transport" not in overrides[0]
              else ["strict"])
+
+
+def test_the_des_counts_a_recovery_only_when_new_data_arrives():
+    """A client restarted on an orphaned task gets its last message again from the record and
+    is still stalled: a re-delivery is no recovery. Every recovery the DES counts ends with a
+    message the client applies for the first time."""
+    import numpy as np
+
+    from simulations.des.config import load
+    from simulations.des.runner import build_world
+    config = load(None, ["timing.duration=1200", "system.buffer=\"shared\"",
+                         "timing.client_restart_rate=0.01"], policies=["tasks"],
+                  baseline="tasks")
+    world = build_world(config, "tasks", np.random.SeedSequence(1))
+    first_applied, recoveries = [], []
+    apply, recovered = world.apply, world.recovered
+
+    def applying(action):
+        events = apply(action)
+        first_applied.extend((world.env.now, e.client) for e in events
+                             if type(e) is Applied and e.first_token is None)
+        return events
+
+    def recovering(seconds):
+        recoveries.append(world.env.now)
+        recovered(seconds)
+    world.apply, world.recovered = applying, recovering
+    world.env.run(until=config.timing.duration)
+    stalled = world.monitor.report.violations["stall"]
+    assert recoveries and stalled          # the scope has both
+    times = {t for t, _ in first_applied}
+    assert all(t in times for t in recoveries)

@@ -20,6 +20,7 @@ from .cases import CASES, Case
 from .differential.findings import FINDINGS, FindingRow
 from .outcome import Outcome
 from .predict import DEPLOYMENTS, GUARDED, predict
+from .probe import HarnessError
 
 SERVERS = tuple(DEPLOYMENTS)       # "sdk", "guard" (the Python SDK), "ts" (the TypeScript SDK)
 SERVER_COLUMNS = {"sdk": "Python SDK (model: sdk)", "guard": "guard (model: strict)",
@@ -107,21 +108,25 @@ def predictions(cases: Iterable[str], servers: Iterable[str]) -> List[Dict[str, 
             for name in cases for server in servers]
 
 
+def attempt(drill: Callable[[], object]) -> Tuple[Optional[object], str]:
+    """Run a drill: (its outcome, its evidence), or (None, why it could not run). A failed
+    case is a row that says so; the others still run."""
+    try:
+        observed = drill()
+    except HarnessError as exc:
+        return None, f"harness error: {exc}"
+    except Exception as exc:   # noqa: BLE001 - any failure of a drill is reported in its row
+        return None, f"harness error: {type(exc).__name__}: {exc}"
+    return observed.outcome, observed.evidence   # type: ignore[attr-defined]
+
+
 def run_case(case: Case, server: str, workdir: Path) -> Row:
     from .drills import DRILLS, Env
-    from .probe import HarnessError
     from .processes import Processes
     model = predict(case, server)
     started = time.monotonic()
-    real, evidence = None, ""
     with Processes(workdir / f"{case.name}-{server}") as procs:
-        try:
-            observed = DRILLS[case.name](Env(procs, kind=server))
-            real, evidence = observed.outcome, observed.evidence
-        except HarnessError as exc:
-            evidence = f"harness error: {exc}"
-        except Exception as exc:   # a failed case is a row that says so; the others still run
-            evidence = f"harness error: {type(exc).__name__}: {exc}"
+        real, evidence = attempt(lambda: DRILLS[case.name](Env(procs, kind=server)))
     differences = model.differences(real) if real is not None else ["no real outcome"]
     explained = case.defects.get(server, "") if differences and real is not None else ""
     return Row(case.name, server, case.driver, case.topology, model, real, not differences,
@@ -225,10 +230,12 @@ def table(rows: List[Row]) -> str:
     return markdown(("", header, body), with_title=False)
 
 
-def details(rows: List[Row]) -> str:
+def details(rows, label: Callable[[object], str] = lambda r: f"{r.case} / {r.server}") -> str:
+    """The evidence of each row as a Markdown list (any rows with case, seconds, evidence,
+    differences, real, explained and note: the session cases' and the stateless ones')."""
     out = []
     for r in rows:
-        out.append(f"- **{r.case} / {r.server}** ({r.seconds:.1f} s): {r.evidence}")
+        out.append(f"- **{label(r)}** ({r.seconds:.1f} s): {r.evidence}")
         if r.differences and r.real is not None:
             out.append(f"  - differs: {'; '.join(r.differences)}")
         if r.explained:

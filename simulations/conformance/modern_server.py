@@ -113,11 +113,8 @@ def main(argv=None) -> int:
     parser.add_argument("--ledger", type=Path, required=True,
                         help="the shared side-effect ledger (JSON lines, appended)")
     args = parser.parse_args(argv)
-    import uvicorn
-    app = build_app(Ledger(args.ledger, args.name, args.incarnation))
-    config = uvicorn.Config(app, fd=args.fd, log_level="warning", lifespan="on",
-                            timeout_graceful_shutdown=1)
-    uvicorn.Server(config).run()
+    from .server import serve_on_fd
+    serve_on_fd(build_app(Ledger(args.ledger, args.name, args.incarnation)), args.fd)
     return 0
 
 

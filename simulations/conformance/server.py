@@ -245,13 +245,19 @@ def main(argv=None) -> int:
     args = parser.parse_args(argv)
     if args.shared_buffers and not args.registry:
         parser.error("--shared-buffers needs --registry")
+    serve_on_fd(build_app(args.capacity, args.retry_ms, args.guard, args.incarnation,
+                          args.policy, args.ids, args.keying, args.registry,
+                          args.shared_buffers), args.fd)
+    return 0
+
+
+def serve_on_fd(app, fd: int) -> None:
+    """Serve `app` under uvicorn on the listening socket handed over as `fd` (so a restarted
+    process gets the same port), with a 1 s graceful shutdown on SIGTERM."""
     import uvicorn
-    app = build_app(args.capacity, args.retry_ms, args.guard, args.incarnation, args.policy,
-                    args.ids, args.keying, args.registry, args.shared_buffers)
-    config = uvicorn.Config(app, fd=args.fd, log_level="warning", lifespan="on",
+    config = uvicorn.Config(app, fd=fd, log_level="warning", lifespan="on",
                             timeout_graceful_shutdown=1)
     uvicorn.Server(config).run()
-    return 0
 
 
 if __name__ == "__main__":

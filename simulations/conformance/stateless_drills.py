@@ -20,6 +20,7 @@ from typing import Callable, Dict, Iterable, List, Optional
 
 import httpx
 
+from .harness import attempt
 from .nginx import Nginx
 from .probe import RELEASE_PREFIX, HarnessError
 from .processes import Processes, Restartable, listening_socket
@@ -258,15 +259,8 @@ def run_case(case: StatelessCase, workdir: Path) -> Row:
     case the harness could not run is a row that says so."""
     model = predict(case)
     started = time.monotonic()
-    real, evidence = None, ""
     with Processes(Path(workdir) / case.name) as procs:
-        try:
-            observed = DRILLS[case.name](Env(procs))
-            real, evidence = observed.outcome, observed.evidence
-        except HarnessError as exc:
-            evidence = f"harness error: {exc}"
-        except Exception as exc:   # a failed case is a row that says so; the others still run
-            evidence = f"harness error: {type(exc).__name__}: {exc}"
+        real, evidence = attempt(lambda: DRILLS[case.name](Env(procs)))
     differences = model.differences(real) if real is not None else ["no real outcome"]
     explained = case.explained if differences and real is not None else ""
     return Row(case.name, case.topology, model, real, not differences, differences, evidence,

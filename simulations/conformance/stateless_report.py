@@ -93,16 +93,9 @@ def table(rows: List[Row]) -> str:
 
 
 def details(rows: List[Row]) -> str:
-    out = []
-    for r in rows:
-        out.append(f"- **{r.case}** ({r.seconds:.1f} s): {r.evidence}")
-        if r.differences and r.real is not None:
-            out.append(f"  - differs: {'; '.join(r.differences)}")
-        if r.explained:
-            out.append(f"  - explained: {r.explained}")
-        if r.note:
-            out.append(f"  - note: {r.note}")
-    return "\n".join(out)
+    """The evidence of each row (the session cases' list, labelled by case alone)."""
+    from .harness import details as listed
+    return listed(rows, lambda r: r.case)
 
 
 def summary(rows: List[Row]) -> str:

@@ -165,7 +165,10 @@ class ClientProcess:
             if type(event).__name__ == "Applied" and event.owner == self.ident:
                 self.attempts = 0
                 self.last_data = w.env.now
-                if self.broken_at is not None:
+                if self.broken_at is not None and event.first_token is None:   # new data: a
+                    # re-delivery (a stale cursor's replay, a re-issued call's progress) is
+                    # not progress: a client restarted on an orphaned task gets its last
+                    # message again and is still stalled
                     w.recovered(w.env.now - self.broken_at)
                     self.broken_at = None
                 self.unpersisted += 1
