@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Dict, List, Optional, Sequence
 
 from model import BUILD as model_build
+from model import SystemConfig
 from model.properties import BY_NAME, LIVENESS, SOMETIMES_CHECKS, VERDICT_PROPERTIES
 
 from ..provenance import manifest, write_atomic, write_json
@@ -178,16 +179,16 @@ def verify_md(space: Space, records: Sequence[dict], meta: dict) -> str:
     for block in dict.fromkeys(r["block"] for r in records):
         in_block = [r for r in records if r["block"] == block]
         first = in_block[0]
-        varied = [k for k in space.axes if len({json.dumps(r["deployment"][k])
+        varied = [k for k in space.axes if len({json.dumps(_key_value(r, k))
                                                for r in in_block}) > 1]
         fixed = {k: v for k, v in first["deployment"].items() if k not in varied}
         budgets = {k: v for k, v in first["scope"].items() if k != "system" and v}
         out += [f"## {block}", "",
                 "Fixed: " + ", ".join(f"{k}={v}" for k, v in fixed.items()) + ".",
                 "Fault scope: " + ", ".join(f"{k}={v}" for k, v in budgets.items()) + ".", ""]
-        deployments = list(dict.fromkeys(json.dumps([r["deployment"][k] for k in varied])
+        deployments = list(dict.fromkeys(json.dumps([_key_value(r, k) for k in varied])
                                          for r in in_block))
-        cells = {(json.dumps([r["deployment"][k] for k in varied]), r["policy"]): r
+        cells = {(json.dumps([_key_value(r, k) for k in varied]), r["policy"]): r
                  for r in in_block}
         rows = [json.loads(d) + [_cell_text(cells[(d, g)]) if (d, g) in cells else ""
                                  for g in gates] for d in deployments]
@@ -225,6 +226,12 @@ def verify_md(space: Space, records: Sequence[dict], meta: dict) -> str:
             f"{meta['run']['cells']} cells; regenerate with `{meta['command']}`. How long the "
             "invocation took, and on what, is in `timings.json` (kept out of the results).", ""]
     return "\n".join(out)
+
+
+def _key_value(record: dict, key: str):
+    """A deployment key's value in a cell record; a key the record leaves out (the
+    transport's own, e.g. `execution_record` where no design reads it) has its default."""
+    return record["deployment"].get(key, getattr(SystemConfig(), key))
 
 
 def liveness_name() -> str:
