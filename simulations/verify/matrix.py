@@ -77,7 +77,8 @@ def verdicts_csv(records: Sequence[dict]) -> str:
         for name in VERDICT_PROPERTIES:
             p = r["properties"][name]
             writer.writerow({"policy": r["policy"], "block": r["block"],
-                             "client_profile": r["client_profile"], **r["deployment"],
+                             "client_profile": r["client_profile"],
+                             **{k: _key_value(r, k) for k in SYSTEM_KEYS},
                              "property": name, "kind": BY_NAME[name].kind,
                              "judged": BY_NAME[name].judged, "verdict": p["verdict"],
                              "trace_length": p["trace_length"] or "",
