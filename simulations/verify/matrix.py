@@ -211,7 +211,7 @@ def verify_md(space: Space, records: Sequence[dict], meta: dict) -> str:
         if w is None:
             out.append(f"- **{name}**: NO WITNESS in this space: its verdicts here say nothing")
             continue
-        where = ", ".join(f"{k}={w['deployment'][k]}" for k in space.axes)
+        where = ", ".join(f"{k}={_key_value(w, k)}" for k in space.axes)
         out.append(f"- **{name}** ({w['cause']}): `{w['gate']}` at {where}, "
                    f"{w['length']} steps: `{_trace_text(w['trace'])}`")
     vacuous = sum(1 for r in records if any(v is False for v in r["sometimes"].values()))
