@@ -157,7 +157,8 @@ def verify_md(space: Space, records: Sequence[dict], meta: dict) -> str:
            "Stall as liveness assumes that the system's own progress (delivery, emission, "
            "a client's retry or re-initialization, instance starts, the stop that completes "
            "a drain) is fair and that faults are not.", "",
-           f"{len(space.deployments)} deployments x {len(gates)} gates = {len(records)} cells, "
+           f"{len(space.deployments)} deployments x {len(gates)} gates: {len(records)} cells "
+           "(a deployment two blocks share under the same scope is one cell), "
            f"{sum(r['states'] for r in records):,} states explored; state budget "
            f"{space.max_states:,} per cell; clients: {space.client} "
            "(auto: the `sdk` policy with the MCP SDK client, every other gate with a client "

@@ -36,14 +36,20 @@ def cell_key(gate: str, scope: Scope, max_states: int, code: str,
 
 
 def plan(space: Space, out: Path) -> List[dict]:
-    """Every cell of the space, in order: gate-major, then deployment."""
+    """Every cell of the space, in order: gate-major, then deployment. A deployment two blocks
+    share is one cell of a gate when the gate's scopes are the same (budgets it cannot spend,
+    e.g. record expiries on a session, do not count): the first block names it."""
     code = result_code_hash()
     sources = {gate: gate_source(gate) for gate in space.gates}
     cells = []
+    planned = set()
     for gate in space.gates:
         for deployment in space.deployments:
             scope = cell_scope(deployment, gate, space.client)
             key = cell_key(gate, scope, space.max_states, code, sources[gate])
+            if key in planned:
+                continue
+            planned.add(key)
             cells.append({"key": key, "policy": gate, "block": deployment.block,
                           "client_profile": client_profile(gate, space.client),
                           "deployment": deployment.key(), "scope": scope.as_dict(),
