@@ -153,7 +153,8 @@ def test_the_committed_sweep_shows_each_design_beside_strict_per_deployment():
     import pandas as pd
     frame = pd.read_csv(SWEEP / "results.csv")
     assert set(frame["param.deployment"]) == {"local", "shared_store", "shared"}
-    assert set(frame["policy"]) == {"strict", "sdk", "stateless", "stateless+idempotency"}
+    assert set(frame["policy"]) == {"strict", "sdk", "stateless", "stateless+idempotency",
+                                    "tasks"}
     judged = frame.groupby(["param.deployment", "policy"])[
         "executions_by_cause.reissued_after_break"].sum()
     assert judged[("shared", "stateless")] > 0
@@ -161,6 +162,13 @@ def test_the_committed_sweep_shows_each_design_beside_strict_per_deployment():
         ["executions_by_cause.record_elsewhere", "violations.duplicate_execution"]].sum()
     assert keyed.loc["shared", "violations.duplicate_execution"] == 0
     assert keyed.loc["local", "executions_by_cause.record_elsewhere"] > 0
+    tasks = frame[frame.policy == "tasks"].groupby("param.deployment")[
+        ["violations.duplicate_execution", "sessions_affected.stall", "requests.poll"]].sum()
+    assert tasks.loc["shared", "violations.duplicate_execution"] == 0     # a shared task record
+    assert tasks.loc["shared", "sessions_affected.stall"] > 0             # orphaned by restarts
+    assert tasks.loc["local", "violations.duplicate_execution"] > 0       # polled elsewhere
+    assert tasks.loc["local", "sessions_affected.stall"] == 0
+    assert (tasks["requests.poll"] > 0).all()
     data = json.loads((SWEEP / "figures/data.json").read_text())
     panels = data["costs"]["timing.restart_period"][0]["panels"]
     assert set(panels) == {"requests_per_call", "recovery_seconds", "entries_held",

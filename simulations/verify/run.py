@@ -64,6 +64,15 @@ def _load(path: Path) -> Optional[dict]:
         return None
 
 
+def _with_plan(cell: dict) -> dict:
+    """A finished cell's record, named as the plan names it (its block, deployment and
+    scope): a cell file another space, or an earlier plan, wrote under another block of the
+    same scope is the same result."""
+    found = _load(cell["path"])
+    assert found is not None    # every cell is finished when the records are read
+    return found | {k: v for k, v in cell.items() if k != "path"}
+
+
 def _execute(policies: List[str], scope: dict, max_states: int) -> List[dict]:
     """The cells of one scope in a worker (together when there are several), with the cyclic
     collector paused for the search."""
@@ -102,7 +111,7 @@ def run_space(space: Space, out: Path, workers: int = 1, scheduler: Optional[str
     run_pending(by_scope(todo, together),
                 lambda g: (_execute, [c["policy"] for c in g], g[0]["scope"], space.max_states),
                 keep, workers, scheduler, len(cells), "cell", space.title, progress, size=len)
-    return {"records": [_load(c["path"]) for c in cells], "cells": len(cells),
+    return {"records": [_with_plan(c) for c in cells], "cells": len(cells),
             "ran": len(todo), "skipped": len(cells) - len(todo),
             "code": {"result_sources": ", ".join(RESULT_SOURCES), "sha256": result_code_hash()},
             "wall_seconds": time.perf_counter() - start,
