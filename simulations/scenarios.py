@@ -238,5 +238,8 @@ SCENARIOS: Dict[str, Scenario] = {s.name: s for s in (
 #: the scenarios the fleet drills on real processes by default (`conformance --fleet`): the
 #: seed incidents. `result_lost_in_a_restart` is not among them yet: on the fleet under
 #: `naive` the resumed stream carries only a priming id where the model replays the call's
-#: result first (an open finding; `--scenario result_lost_in_a_restart` drills it)
+#: result first (an open finding; `--scenario result_lost_in_a_restart` drills it). Traced to
+#: the guard's shared buffers: the initialize request's stream is stored before the session id
+#: is known, so it never reaches Redis; the adopting process loads the session's streams one
+#: index short, and a tagged cursor's stream number names the rerun's stream there
 FLEET_SCENARIOS = tuple(name for name in SCENARIOS if name != "result_lost_in_a_restart")
