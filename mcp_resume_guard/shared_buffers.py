@@ -13,8 +13,9 @@ retained ones), `<session>:latest` (the stream that last carried a message), `co
 from __future__ import annotations
 
 import json
-from typing import List
+from typing import List, Optional
 
+from .ids import TaggedId
 from .store import Binding, Kept, StreamRecord
 
 
@@ -22,6 +23,45 @@ def _message_adapter():
     from mcp.server.streamable_http import JSONRPCMessage
     from pydantic import TypeAdapter
     return TypeAdapter(JSONRPCMessage)
+
+
+def _minted_number(stream: StreamRecord) -> Optional[int]:
+    """The stream number its oldest tagged id was minted with (None: no tagged id)."""
+    for kept in ([stream.floor] if stream.floor is not None else []) + list(stream.events):
+        tagged = TaggedId.parse(kept.event_id)
+        if tagged is not None:
+            return tagged.stream
+    return None
+
+
+def renumber(binding: Binding) -> None:
+    """Put loaded streams at the numbers their tagged ids were minted with, so a cursor's
+    stream number names the same stream here as in the process that issued it. Streams stored
+    before the session had an id (the initialize request's, with its priming event) never
+    reach the shared buffers, so the loaded list can be short of them: their numbers stay
+    empty placeholders (no stream id the SDK can ask for). Streams without tagged ids keep
+    their order after the numbered ones."""
+    numbered = {}
+    rest = []
+    for stream in binding.by_number:
+        number = _minted_number(stream)
+        if number is None or number in numbered:
+            rest.append(stream)
+        else:
+            numbered[number] = stream
+    if not numbered:
+        return
+    size = max(numbered) + 1
+    by_number = [numbered.get(n) or StreamRecord(f"\x00unshared-{n}", n, stream_capacity(binding))
+                 for n in range(size)] + rest
+    for number, stream in enumerate(by_number):
+        stream.number = number
+    binding.by_number = by_number
+
+
+def stream_capacity(binding: Binding) -> int:
+    """The capacity the binding's streams were loaded with."""
+    return binding.by_number[0].capacity if binding.by_number else 1
 
 
 class SharedBuffers:
@@ -75,6 +115,7 @@ class SharedBuffers:
                                else 0) + 1
         if latest is not None:
             binding.latest = binding.streams.get(latest.decode())
+        renumber(binding)
         return binding
 
     def _kept(self, record: dict) -> Kept:

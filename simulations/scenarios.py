@@ -235,11 +235,7 @@ SCENARIOS: Dict[str, Scenario] = {s.name: s for s in (
     RECONNECT_AFTER_ROLLING_RESTART, FAILOVER_FORMAT_ONLY, SHARED_STORE_LOCAL_BUFFER,
     TRUNCATED_BUFFER_LIVE_SESSION, FOREIGN_CURSOR, FOREIGN_CURSOR_SESSION_KEYED,
     RESULT_LOST_IN_A_RESTART)}
-#: the scenarios the fleet drills on real processes by default (`conformance --fleet`): the
-#: seed incidents. `result_lost_in_a_restart` is not among them yet: on the fleet under
-#: `naive` the resumed stream carries only a priming id where the model replays the call's
-#: result first (an open finding; `--scenario result_lost_in_a_restart` drills it). Traced to
-#: the guard's shared buffers: the initialize request's stream is stored before the session id
-#: is known, so it never reaches Redis; the adopting process loads the session's streams one
-#: index short, and a tagged cursor's stream number names the rerun's stream there
-FLEET_SCENARIOS = tuple(name for name in SCENARIOS if name != "result_lost_in_a_restart")
+#: the scenarios the fleet drills on real processes by default (`conformance --fleet`): all of
+#: them (`result_lost_in_a_restart` joined once the guard's shared buffers kept stream numbers:
+#: tests/test_shared_buffers.py has the regression)
+FLEET_SCENARIOS = tuple(SCENARIOS)

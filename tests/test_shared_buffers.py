@@ -47,3 +47,34 @@ def test_what_one_process_appends_another_loads(redis_url):
     assert [k.order for k in again.events] == [k.order for k in sent[-3:]]
     assert loaded.latest is again and [k.generation for k in again.events] == [1, 1, 1]
     assert [int(k.event_id) for k in sent] == list(range(1, 7))   # one counter for the fleet
+
+
+def test_loaded_streams_keep_the_numbers_their_tagged_ids_were_minted_with():
+    """Regression (the fleet's `result_lost_in_a_restart`): the initialize request's stream is
+    stored before the session has an id, so it never reaches the shared buffers, and a process
+    that loaded the session's streams numbered them one short: a tagged cursor of stream 1
+    named the adopting process's rerun stream, whose replay after the cursor is empty. Loaded
+    streams now sit at their minted numbers, the missing one an empty placeholder, and a stream
+    created afterwards takes the next number."""
+    from mcp_resume_guard.ids import TaggedId
+    from mcp_resume_guard.shared_buffers import renumber
+    from mcp_resume_guard.store import Kept, SessionBook
+
+    book = SessionBook(4, 2)
+    binding = book.new_binding()
+    call = binding.stream("1", 4)                  # loaded first: Redis never had stream 0
+    for seq in (1, 2, 3):
+        call.keep(Kept(seq, str(TaggedId("k", 1, 1, seq)), None, None, seq, 1))
+    renumber(binding)
+    cursor = str(TaggedId("k", 1, 1, 2))
+    assert binding.by_number[1] is call and call.number == 1
+    assert binding.by_number[0].events == type(call.events)() and \
+        binding.by_number[0].stream_id not in binding.streams
+    assert binding.own_stream(cursor) is call
+    rerun = binding.stream("adopt", 4)
+    assert rerun.number == 2 and binding.own_stream(cursor) is call
+    untagged = book.new_binding()
+    plain = untagged.stream("7", 4)
+    plain.keep(Kept(1, "41", None, None, 41, 1))
+    renumber(untagged)                               # counter ids: the order as loaded
+    assert untagged.by_number == [plain] and plain.number == 0
