@@ -27,7 +27,7 @@ from model.actions import emit_possible, live_tokens
 from model.pairs import tget
 from model.stateless import record_key
 
-from .world import World
+from .world import World, first_of
 
 CLEAN_CLOSES = ("server_close", "idle_timeout")
 #: closes that break nothing: the client left, or its stateless request is over
@@ -105,7 +105,7 @@ class ClientProcess:
                     continue
                 if w.system.tasks:       # held on a "working" answer that never changes:
                     self._wake = env.event()     # the client polls again and again, each
-                    yield self._wake | env.timeout(t.poll_interval)   # poll a request
+                    yield first_of(env, self._wake, t.poll_interval)   # poll a request
                     if self._client().phase == "open" and not self._client().inflight:
                         w.requests["poll"] += 1
                     continue
@@ -116,7 +116,7 @@ class ClientProcess:
                     w.apply(IdleTimeout(self.slot))
                     continue
                 self._wake = env.event()
-                yield self._wake | env.timeout(min(idle_left, self._call_time_left()))
+                yield first_of(env, self._wake, min(idle_left, self._call_time_left()))
                 continue
             # new, needs_init or idle: send a request after the backoff (a stateless client
             # re-issues its unfinished calls on the same schedule as a reconnect); a client

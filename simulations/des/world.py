@@ -12,7 +12,7 @@ numbers), however differently the policies make the run unfold.
 from __future__ import annotations
 
 from collections import Counter
-from typing import Callable, Dict, List, Optional, Set
+from typing import Any, Callable, Dict, Optional, Sequence, Set
 
 import numpy as np
 import simpy
@@ -41,6 +41,23 @@ from .config import DesConfig
 #: the requests a run counts: session handshakes, call POSTs, resumption GETs
 REQUEST_KINDS = ("handshake", "call", "resume", "poll")
 STREAM_KINDS = ("arrivals", "work", "drop", "restart", "crash", "lb")
+
+
+def first_of(env: simpy.Environment, wake: simpy.Event, delay: float) -> simpy.Event:
+    """An event that succeeds once `wake` has or `delay` seconds have passed, whichever comes
+    first. It is scheduled exactly as SimPy's `wake | env.timeout(delay)` would be (the timer
+    is scheduled here; the event one step after the first of the two is processed), so a run
+    unfolds identically; it only skips building the condition's value, which nobody reads."""
+    timer = env.timeout(delay)
+    gate = env.event()
+
+    def fire(_event: simpy.Event) -> None:
+        if not gate.triggered:
+            gate.succeed()
+
+    wake.callbacks.append(fire)
+    timer.callbacks.append(fire)
+    return gate
 
 
 class Streams:
@@ -94,7 +111,7 @@ class World:
         self.session_seconds = 0.0
         self.created: Dict[int, float] = {}           # token -> creation time
         self.active: Dict[int, float] = {}            # token -> last activity
-        self.clients: Dict[int, object] = {}          # ident -> its ClientProcess
+        self.clients: Dict[int, Any] = {}             # ident -> its ClientProcess
         self.workers: Set[int] = set()                # tokens with a running SessionWorker
         self.start_worker: Callable[[int], None] = lambda token: None
         #: an execution record was written: (where: an instance or None for shared, client,
@@ -104,84 +121,96 @@ class World:
         self.recoveries = 0
         self.recovery_seconds = 0.0
         self.recovery_histogram = empty_histogram()
-        #: HTTP requests the clients sent, by kind (see `_count_requests`)
+        #: HTTP requests the clients sent, by kind (see the event handlers below)
         self.requests: Counter = Counter()
         self.calls_completed = 0                       # results a client applied first
-        self.sampler = None                            # a footprint.MemorySampler, if wired
+        self.sampler: Any = None                       # a footprint.MemorySampler, if wired
+        #: what `apply` does with each kind of event (one lookup per event, not a match)
+        self._handlers: Dict[type, Callable[[Any, float], None]] = {
+            Emitted: self._emitted, StreamClosed: self._stream_closed,
+            Decided: self._decided, Initialized: self._initialized,
+            Recreated: self._recreated, SessionEvicted: self._evicted,
+            ClientArrived: self._arrived, ClientDeparted: self._departed,
+            TaskPolled: self._polled, Applied: self._applied}
 
     # -- the one way to change the state ------------------------------------------------------
-    def apply(self, action) -> List:
+    def apply(self, action) -> Sequence[Any]:
+        """Run the model's transition, feed the monitor and tell the components concerned
+        (the one way a component changes the state)."""
         self.state, events = transition(self.state, action, self.system, self.gate, check=False)
         self.transitions += 1
         now = self.env.now
+        observe, handlers = self.monitor.observe, self._handlers
         for event in events:
-            for finding in self.monitor.observe(now, event):
+            for finding in observe(now, event):
                 if finding.name != "note":  # the client it happened to (a call's owner)
                     who = event.owner if type(event) is Emitted else event.client
                     self.flags.setdefault(who, set()).add(finding.name)
-            self._count_requests(event)
-            self._notify(event, now)
+            handler = handlers.get(type(event))
+            if handler is not None:
+                handler(event, now)
         return events
 
-    def _count_requests(self, event) -> None:
-        """Requests as a client of the mode sends them, one call at a time: a session's
-        initialize costs the handshake (`initialize` and `notifications/initialized`) and the
-        POST of the call it (re)starts; a stateless re-issue is that POST alone; each call
-        completed for the first time is followed by the POST of the next one (if any); each
-        resumption is one GET with Last-Event-ID, whatever it was answered; each poll of a task
-        is one request (the client process adds the repeated polls of an answer that never
-        changes, which the model holds as one)."""
-        kind = type(event)
-        if kind is Initialized:
-            if not self.system.stateless:
-                self.requests["handshake"] += 2
-            self.requests["call"] += 1
-        elif kind is Decided:
-            self.requests["resume"] += 1
-        elif kind is TaskPolled:
-            self.requests["poll"] += 1
-        elif kind is Applied and event.owner == event.client and event.first_token is None \
+    # -- what each kind of event means to the run: the requests the clients sent (by kind: a
+    # session's initialize costs the handshake, `initialize` and `notifications/initialized`,
+    # and the POST of the call it (re)starts; a stateless re-issue is that POST alone; each
+    # call completed for the first time is followed by the POST of the next one, if any; each
+    # resumption is one GET with Last-Event-ID, whatever it was answered; each poll of a task
+    # is one request, and the client process adds the repeated polls of an answer that never
+    # changes, which the model holds as one), and the components it concerns
+    def _emitted(self, event: Emitted, now: float) -> None:
+        self.active[event.token] = now
+        if event.result and not event.recorded and self.system.idempotency:
+            local = self.system.execution_record == "local"
+            self.record_written(event.instance if local else None, event.owner, event.msg)
+        for ident in event.live_to:
+            proc = self.clients.get(ident)
+            if proc is not None:  # no process while a script drives the client
+                proc.wake()
+
+    def _stream_closed(self, event: StreamClosed, now: float) -> None:
+        proc = self.clients.get(event.client)
+        if proc is not None:
+            proc.closed(event.reason)
+
+    def _decided(self, event: Decided, now: float) -> None:
+        self.requests["resume"] += 1
+        self.active[event.token] = now
+
+    def _initialized(self, event: Initialized, now: float) -> None:
+        if not self.system.stateless:
+            self.requests["handshake"] += 2
+        self.requests["call"] += 1
+        self.created[event.token] = self.active[event.token] = now
+        self.start_worker(event.token)
+        if self.system.tasks:      # the task record's TTL counts from its creation
+            local = self.system.execution_record == "local"
+            self.record_written(event.instance if local else None, event.client, event.token)
+
+    def _recreated(self, event: Recreated, now: float) -> None:
+        self.active[event.token] = now
+        self.start_worker(event.token)
+
+    def _evicted(self, event: SessionEvicted, now: float) -> None:
+        self.created.pop(event.token, None)
+        self.active.pop(event.token, None)
+
+    def _arrived(self, event: ClientArrived, now: float) -> None:
+        self.arrivals += 1
+        self.arrived_at[event.client] = now
+
+    def _departed(self, event: ClientDeparted, now: float) -> None:
+        self._retire(event.client, now)
+
+    def _polled(self, event: TaskPolled, now: float) -> None:
+        self.requests["poll"] += 1
+
+    def _applied(self, event: Applied, now: float) -> None:
+        if event.owner == event.client and event.first_token is None \
                 and self.system.is_result(event.msg):
             self.calls_completed += 1
             if event.msg < self.system.messages_per_session - 1:
                 self.requests["call"] += 1
-
-    def _notify(self, event, now: float) -> None:
-        match event:
-            case Emitted():
-                self.active[event.token] = now
-                if event.result and not event.recorded and self.system.idempotency:
-                    local = self.system.execution_record == "local"
-                    self.record_written(event.instance if local else None, event.owner,
-                                        event.msg)
-                for ident in event.live_to:
-                    proc = self.clients.get(ident)
-                    if proc is not None:  # no process while a script drives the client
-                        proc.wake()
-            case StreamClosed():
-                proc = self.clients.get(event.client)
-                if proc is not None:
-                    proc.closed(event.reason)
-            case Decided():
-                self.active[event.token] = now
-            case Initialized():
-                self.created[event.token] = self.active[event.token] = now
-                self.start_worker(event.token)
-                if self.system.tasks:      # the task record's TTL counts from its creation
-                    local = self.system.execution_record == "local"
-                    self.record_written(event.instance if local else None, event.client,
-                                        event.token)
-            case Recreated():
-                self.active[event.token] = now
-                self.start_worker(event.token)
-            case SessionEvicted():
-                self.created.pop(event.token, None)
-                self.active.pop(event.token, None)
-            case ClientArrived():
-                self.arrivals += 1
-                self.arrived_at[event.client] = now
-            case ClientDeparted():
-                self._retire(event.client, now)
 
     def _retire(self, ident: int, now: float) -> None:
         self.session_seconds += now - self.arrived_at.pop(ident, now)
