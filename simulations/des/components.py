@@ -24,12 +24,14 @@ from model import (
     Stop,
 )
 from model.actions import emit_possible, live_tokens
+from model.history import Applied, TaskPolled
 from model.pairs import tget
 from model.stateless import record_key
 
 from .world import World, first_of
 
 CLEAN_CLOSES = ("server_close", "idle_timeout")
+INFINITY = float("inf")
 #: closes that break nothing: the client left, or its stateless request is over
 NOT_BREAKS = ("client_left", "complete")
 
@@ -52,6 +54,8 @@ class ClientProcess:
         self.last_data = world.env.now
         self.call_since = world.env.now   # when the call now waiting for its result began
         self.broken_at: Optional[float] = None
+        #: a call's timeout (None: none; a task's POST is answered at once with its handle)
+        self.request_timeout = None if world.system.tasks else world.profile.request_timeout
         self._wake = world.env.event()
         world.clients[ident] = self
         world.env.process(self.run())
@@ -74,9 +78,9 @@ class ClientProcess:
     def _call_time_left(self) -> float:
         """Seconds until the waiting call times out (infinite without a request timeout, and
         with tasks: the call's POST is answered at once with the task handle)."""
-        timeout = self.world.profile.request_timeout
-        if timeout is None or self.world.system.tasks:
-            return float("inf")
+        timeout = self.request_timeout
+        if timeout is None:
+            return INFINITY
         return self.call_since + timeout - self.world.env.now
 
     def _leave(self, outcome: str):
@@ -86,12 +90,12 @@ class ClientProcess:
 
     def run(self):
         w, env = self.world, self.world.env
-        t, profile = w.timing, w.profile
+        t, profile, slot = w.timing, w.profile, self.slot
+        messages = w.system.messages_per_session
         while True:
-            client = self._client()
-            if len(client.applied) + len(client.missed) >= w.system.messages_per_session and \
-                    len({k for k, _ in client.applied} | client.missed) >= \
-                    w.system.messages_per_session:
+            client = w.state.clients[slot]
+            if len(client.applied) + len(client.missed) >= messages and \
+                    len({k for k, _ in client.applied} | client.missed) >= messages:
                 return self._leave("done")
             if client.phase == "failed":
                 return self._leave("failed")
@@ -100,7 +104,8 @@ class ClientProcess:
             if client.phase == "open":
                 if client.inflight:
                     yield env.timeout(t.latency)
-                    if self._client().phase == "open" and self._client().inflight:
+                    client = w.state.clients[slot]
+                    if client.phase == "open" and client.inflight:
                         self._deliver()
                     continue
                 if w.system.tasks:       # held on a "working" answer that never changes:
@@ -155,14 +160,14 @@ class ClientProcess:
         """A poll that finds the task lost (no record) or orphaned (no worker) is where the
         client learns of the fault: its recovery time counts from here."""
         for event in events:
-            if type(event).__name__ == "TaskPolled" and event.outcome in ("unknown", "orphaned") \
+            if type(event) is TaskPolled and event.outcome in ("unknown", "orphaned") \
                     and self.broken_at is None:
                 self.broken_at = self.world.env.now
 
     def _deliver(self) -> None:
         w = self.world
         for event in w.apply(Deliver(self.slot)):
-            if type(event).__name__ == "Applied" and event.owner == self.ident:
+            if type(event) is Applied and event.owner == self.ident:
                 self.attempts = 0
                 self.last_data = w.env.now
                 if self.broken_at is not None and event.first_token is None:   # new data: a
@@ -216,16 +221,17 @@ class SessionWorker:
         world.env.process(self.run())
 
     def run(self):
-        w = self.world
-        record = tget(w.state.registry, self.token)
+        w, token = self.world, self.token
+        env, system, interval = w.env, w.system, w.timing.event_interval
+        record = tget(w.state.registry, token)
         owner = record.client if record is not None else self._owner()
         rng = w.streams.rng("work", owner if owner is not None else 0)
         while True:
-            yield w.env.timeout(rng.exponential(w.timing.event_interval))
-            if not emit_possible(w.state, w.system, self.token):
+            yield env.timeout(rng.exponential(interval))
+            if not emit_possible(w.state, system, token):
                 break
-            w.apply(Emit(self.token))
-        w.workers.discard(self.token)
+            w.apply(Emit(token))
+        w.workers.discard(token)
 
     def _owner(self) -> Optional[int]:
         for inst in self.world.state.instances:
