@@ -206,21 +206,9 @@ def explore_default(policy: str = "strict", repeats: int = 3) -> Dict[str, objec
 def explore_scope(policy: str, instances: int) -> Dict[str, object]:
     """Wall time and peak memory (resident set) of `explore --instances N` on the default
     scope, run in a fresh process so that nothing else this process holds is counted."""
-    import json
-    import resource
-    import subprocess
-    import sys
-    start = time.perf_counter()
-    done = subprocess.run([sys.executable, "-m", "simulations", "explore", "--instances",
-                           str(instances), "--policy", policy, "--json"],
-                          capture_output=True, text=True, check=True)
-    wall = time.perf_counter() - start
-    found = json.loads(done.stdout)
-    peak_kb = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss   # KiB on Linux
-    return {"instances": instances, "policy": policy, "states": found["states"],
-            "transitions": found["transitions"], "complete": found["complete"],
-            "wall_seconds": wall, "peak_rss_mb": peak_kb / 1024,
-            "bytes_per_state": peak_kb * 1024 / max(found["states"], 1)}
+    from .bench_scopes import measure_scope
+    return {"instances": instances,
+            **measure_scope(("--instances", str(instances)), policy)}
 
 
 def _nesting(value) -> int:

@@ -135,6 +135,12 @@ CASES = {
                           "--repeats N (N >= 1) goes with"),
     "bench sweep --repeats": (lambda t: ["bench", "sweep", "--repeats", "2"],
                               "goes with `bench des` or `bench explore`"),
+    "bench --scope with explore": (lambda t: ["bench", "explore", "--scope", "default"],
+                                   "--scope and --max-states go with `bench scopes` only"),
+    "bench scopes on an unknown scope": (lambda t: ["bench", "scopes", "--scope", "huge"],
+                                         "unknown scope 'huge'; valid: default, restarts-2"),
+    "bench scopes --max-states 0": (lambda t: ["bench", "scopes", "--max-states", "0"],
+                                    "--max-states must be >= 1, got 0"),
     "run a gate on a stateless transport": (
         lambda t: ["run", CONFIG, "--set", "system.transport=\"stateless\""],
         "decides resumptions, and system.transport = 'stateless' has none"),

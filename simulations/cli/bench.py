@@ -6,12 +6,15 @@ import json
 
 import model
 
+from ..bench_scopes import DEFAULT_MAX_STATES, LARGER_SCOPES
 from .arguments import parse_policies
 from .errors import UsageError
 
 TARGETS = {"des": "model transitions per CPU second in the DES engine vs bare SimPy timeouts",
            "explore": "distinct states per CPU second of the explorer on the default scope",
-           "sweep": "sweep runs per second with 1 and 2 local workers, parallel efficiency"}
+           "sweep": "sweep runs per second with 1 and 2 local workers, parallel efficiency",
+           "scopes": "states, wall time and peak memory of the explorer on larger scopes "
+                     "(more clients, restarts, instances, drops), each in a fresh process"}
 
 
 def add_parser(verbs) -> None:
@@ -28,6 +31,12 @@ def add_parser(verbs) -> None:
     p.add_argument("--repeats", type=int, default=None, metavar="N",
                    help="des, explore: measure the engine and its yardstick back to back N "
                         "times and report the median ratio (default: des 5, explore 3)")
+    p.add_argument("--scope", action="append", default=None, metavar="NAME",
+                   help="scopes: measure only this one (repeatable); names: " + ", ".join(
+                       repr(name) for name, _ in LARGER_SCOPES))
+    p.add_argument("--max-states", type=int, default=None, metavar="N",
+                   help="scopes: stop each search after N distinct states (default "
+                        f"{DEFAULT_MAX_STATES:,}; the row then says it stopped)")
     p.add_argument("--json", action="store_true", help="print the figures as JSON")
     p.set_defaults(handler=run)
 
@@ -43,6 +52,16 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError("--instances N (N >= 1) goes with `bench explore` only")
     if args.repeats is not None and (args.target == "sweep" or args.repeats < 1):
         raise UsageError("--repeats N (N >= 1) goes with `bench des` or `bench explore`")
+    if (args.scope is not None or args.max_states is not None) and args.target != "scopes":
+        raise UsageError("--scope and --max-states go with `bench scopes` only")
+    if args.max_states is not None and args.max_states < 1:
+        raise UsageError(f"--max-states must be >= 1, got {args.max_states}")
+    known = [name for name, _ in LARGER_SCOPES]
+    unknown = [name for name in args.scope or () if name not in known]
+    if unknown:
+        raise UsageError(f"unknown scope {unknown[0]!r}; valid: {', '.join(known)}")
+    if args.target == "scopes":
+        return _scopes(args)
     repeats = {} if args.repeats is None else {"repeats": args.repeats}
     result = {"des": lambda: bench.des(args.policy, args.duration, **repeats),
               "explore": lambda: bench.explore_default(args.policy, **repeats),
@@ -52,4 +71,17 @@ def run(args: argparse.Namespace) -> int:
     result["model"] = model.BUILD    # compiled or from source (MCP_MODEL_PURE=1 forces source)
     print(json.dumps(result, sort_keys=True) if args.json
           else f"model: {model.BUILD}\n" + bench.text(args.target, result))
+    return 0
+
+
+def _scopes(args: argparse.Namespace) -> int:
+    from .. import bench_scopes
+    max_states = args.max_states or DEFAULT_MAX_STATES
+    rows = bench_scopes.scopes(args.policy, max_states, args.scope)
+    if args.json:
+        print(json.dumps({"model": model.BUILD, "policy": args.policy,
+                          "max_states": max_states, "scopes": rows}, sort_keys=True))
+    else:
+        print(f"model: {model.BUILD}; policy {args.policy}\n" +
+              bench_scopes.text(rows, max_states))
     return 0
