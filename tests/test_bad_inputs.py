@@ -135,6 +135,8 @@ CASES = {
                           "--repeats N (N >= 1) goes with"),
     "bench sweep --repeats": (lambda t: ["bench", "sweep", "--repeats", "2"],
                               "goes with `bench des` or `bench explore`"),
+    "bench scopes --repeats": (lambda t: ["bench", "scopes", "--repeats", "2"],
+                               "goes with `bench des` or `bench explore`"),
     "bench --scope with explore": (lambda t: ["bench", "explore", "--scope", "default"],
                                    "--scope and --max-states go with `bench scopes` only"),
     "bench scopes on an unknown scope": (lambda t: ["bench", "scopes", "--scope", "huge"],

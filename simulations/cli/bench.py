@@ -50,7 +50,7 @@ def run(args: argparse.Namespace) -> int:
     parse_policies(args.policy, one="a benchmark")
     if args.instances is not None and (args.target != "explore" or args.instances < 1):
         raise UsageError("--instances N (N >= 1) goes with `bench explore` only")
-    if args.repeats is not None and (args.target == "sweep" or args.repeats < 1):
+    if args.repeats is not None and (args.target not in ("des", "explore") or args.repeats < 1):
         raise UsageError("--repeats N (N >= 1) goes with `bench des` or `bench explore`")
     if (args.scope is not None or args.max_states is not None) and args.target != "scopes":
         raise UsageError("--scope and --max-states go with `bench scopes` only")
