@@ -63,12 +63,14 @@ des-results: compiled
 		$(BIN)/python -m simulations report results/sweeps/$$s || exit 1; \
 	done
 	$(BIN)/python -m simulations report results/runs/rolling_restart
+	$(BIN)/python -m simulations readme
 
 # Every deployment of simulations/spaces/matrix.toml under every gate (resumable: cells/ keeps
 # finished cells, so an interrupted run continues where it stopped).
 verification: compiled
 	$(BIN)/python -m simulations verify --space simulations/spaces/matrix.toml \
 		--out results/verification/matrix --workers 2 --quiet
+	$(BIN)/python -m simulations readme --block verification-summary
 
 # The model against the real MCP SDKs (Python and TypeScript) and the guard, case by case and
 # by differential testing (needs nginx: apt-get install nginx-light; and Node 20).

@@ -13,11 +13,24 @@ import argparse
 import sys
 from typing import List, Optional
 
-from . import bench, compile, conformance, explore, figures, report, run, scenario, sweep, verify
+from . import (
+    bench,
+    compile,
+    conformance,
+    explore,
+    figures,
+    readme,
+    report,
+    run,
+    scenario,
+    sweep,
+    verify,
+)
 from .arguments import Parser
 from .errors import UsageError
 
-VERBS = (scenario, run, explore, verify, sweep, figures, report, bench, conformance, compile)
+VERBS = (scenario, run, explore, verify, sweep, figures, report, readme, bench, conformance,
+         compile)
 
 
 def build_parser() -> argparse.ArgumentParser:
