@@ -119,8 +119,8 @@ def test_the_readme_gate_example_runs(tmp_path):
 
 def test_no_help_text_prints_a_doubled_percent_sign(capsys):
     """argparse %-formats argument help but not descriptions: '95%%' once leaked into --help."""
-    for verb in ("run", "sweep", "figures", "report", "verify", "explore", "scenario", "bench",
-                 "conformance"):
+    for verb in ("run", "sweep", "figures", "report", "readme", "verify", "explore", "scenario",
+                 "bench", "conformance"):
         with pytest.raises(SystemExit):
             main([verb, "--help"])
         assert "%%" not in capsys.readouterr().out, verb
