@@ -18,7 +18,8 @@ def _position(pairs: Pairs, key: int) -> int:
     lo, hi = 0, len(pairs)
     while lo < hi:
         mid = (lo + hi) >> 1
-        if pairs[mid][0] < key:
+        found: int = pairs[mid][0]   # typed: compiled, an unboxed compare of two ints
+        if found < key:
             lo = mid + 1
         else:
             hi = mid
@@ -30,7 +31,8 @@ def tget(pairs: Pairs, key: int, default: Any = None) -> Any:
     i = _position(pairs, key)
     if i < len(pairs):
         found = pairs[i]
-        if found[0] == key:
+        at: int = found[0]
+        if at == key:
             return found[1]
     return default
 
