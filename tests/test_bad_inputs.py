@@ -143,6 +143,12 @@ CASES = {
                                          "unknown scope 'huge'; valid: default, restarts-2"),
     "bench scopes --max-states 0": (lambda t: ["bench", "scopes", "--max-states", "0"],
                                     "--max-states must be >= 1, got 0"),
+    "bench explore --duration": (lambda t: ["bench", "explore", "--duration", "60"],
+                                 "--duration goes with `bench des` only"),
+    "bench des --duration 0": (lambda t: ["bench", "des", "--duration", "0"],
+                               "--duration must be > 0, got 0.0"),
+    "bench sweep --policy": (lambda t: ["bench", "sweep", "--policy", "naive"],
+                             "--policy goes with `bench des`, `bench explore` or `bench scopes`"),
     "run a gate on a stateless transport": (
         lambda t: ["run", CONFIG, "--set", "system.transport=\"stateless\""],
         "decides resumptions, and system.transport = 'stateless' has none"),

@@ -22,9 +22,10 @@ def add_parser(verbs) -> None:
                          description="Measure performance. Targets: " + "; ".join(
                              f"{k}: {v}" for k, v in TARGETS.items()))
     p.add_argument("target", metavar="TARGET", help=", ".join(TARGETS))
-    p.add_argument("--policy", default="strict", help="policy the benchmark runs")
-    p.add_argument("--duration", type=float, default=3600.0,
-                   help="simulated seconds of the DES benchmark run")
+    p.add_argument("--policy", default=None,
+                   help="des, explore, scopes: the policy the benchmark runs (default strict)")
+    p.add_argument("--duration", type=float, default=None,
+                   help="des: simulated seconds of the benchmark's replication (default 3600)")
     p.add_argument("--instances", type=int, default=None, metavar="N",
                    help="explore: also explore the default scope with N instances in a fresh "
                         "process and report its wall time and peak memory")
@@ -45,8 +46,15 @@ def run(args: argparse.Namespace) -> int:
     from .. import bench
     if args.target not in TARGETS:
         raise UsageError(f"unknown benchmark {args.target!r}; valid: {', '.join(TARGETS)}")
-    if args.duration <= 0:
-        raise UsageError("--duration must be > 0")
+    if args.duration is not None and args.target != "des":
+        raise UsageError("--duration goes with `bench des` only")
+    if args.duration is not None and not args.duration > 0:
+        raise UsageError(f"--duration must be > 0, got {args.duration}")
+    if args.policy is not None and args.target == "sweep":
+        raise UsageError("--policy goes with `bench des`, `bench explore` or `bench scopes` "
+                         "(`bench sweep` runs the default sweep's every policy)")
+    args.policy = args.policy or "strict"
+    args.duration = args.duration or 3600.0
     parse_policies(args.policy, one="a benchmark")
     if args.instances is not None and (args.target != "explore" or args.instances < 1):
         raise UsageError("--instances N (N >= 1) goes with `bench explore` only")
