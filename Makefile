@@ -86,6 +86,7 @@ conformance: $(STAMP) ts-sdk
 		--workers 3 --out results/conformance/differential
 	$(BIN)/python -m simulations conformance --transport stateless --workers 2 \
 		--out results/conformance/stateless
+	$(BIN)/python -m simulations readme --block conformance
 
 test: compiled ts-sdk
 	$(BIN)/ruff check .

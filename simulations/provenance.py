@@ -22,15 +22,17 @@ ROOT = Path(__file__).resolve().parent.parent
 
 def code_version(root: Path = ROOT) -> Dict[str, object]:
     """The git commit of the checkout and whether its code has uncommitted changes (None outside
-    git). Changes under results/ do not count: they are the outputs being regenerated, so a
-    manifest written after its folder's other files would otherwise always say "dirty"."""
+    git). Changes under results/ and to README.md do not count: they are the outputs being
+    regenerated (the README's generated blocks are rewritten from results by `readme`), so a
+    manifest written after its folder's other files, or after an earlier step of `make results`,
+    would otherwise always say "dirty"."""
     def git(*args: str) -> str:
         return subprocess.run(["git", *args], cwd=root, capture_output=True, text=True,
                               timeout=10, check=True).stdout.strip()
     try:
         commit = git("rev-parse", "HEAD")
         dirty = bool(git("status", "--porcelain", "--untracked-files=no", "--", ".",
-                         ":(exclude)results"))
+                         ":(exclude)results", ":(exclude)README.md"))
     except (OSError, subprocess.SubprocessError):
         return {"commit": None, "dirty": None}
     return {"commit": commit, "dirty": dirty}

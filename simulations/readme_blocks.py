@@ -1,8 +1,8 @@
 """The README's generated blocks, each rebuilt from its source of truth (the property registry,
 the config file's comments, committed results). `python -m simulations readme` rewrites the
 stale ones; `--check` only names them. Tests compare each block with its generator, so a result
-regenerated without refreshing the README fails CI; `make des-results` and `make verification`
-refresh the README as their last step."""
+regenerated without refreshing the README fails CI; `make des-results`, `make verification` and
+`make conformance` refresh the README as their last step."""
 from __future__ import annotations
 
 import contextlib
@@ -53,6 +53,12 @@ def _verification_summary() -> str:
     return summary_markdown(cells, timings)
 
 
+def _conformance() -> str:
+    from .conformance.harness import table
+    from .conformance.report import load_rows
+    return table(load_rows(Path("results/conformance")))
+
+
 def _properties() -> str:
     from .verify.claims import properties_markdown
     return properties_markdown()
@@ -65,6 +71,7 @@ BLOCKS: Dict[str, Callable[[], str]] = {
     "transports-sweep": _transports_sweep,
     "config-reference": _config_reference,
     "verification-summary": _verification_summary,
+    "conformance": _conformance,
     "properties": _properties,
 }
 
