@@ -11,7 +11,7 @@ from simulations.verify.claims import block, fill
 
 ROOT = Path(__file__).resolve().parent.parent
 README = (ROOT / "README.md").read_text()
-FAST = ("headline", "config-reference", "verification-summary", "properties")
+FAST = ("headline", "config-reference", "verification-summary", "conformance", "properties")
 
 
 @pytest.fixture
@@ -37,7 +37,7 @@ def test_check_names_the_stale_block_and_writes_nothing(stale_copy, capsys):
                  *[a for name in FAST for a in ("--block", name)]]) == 1
     assert json.loads(capsys.readouterr().out) == {
         "headline": "stale", "config-reference": "current", "verification-summary": "current",
-        "properties": "current"}
+        "conformance": "current", "properties": "current"}
     assert stale_copy.read_text() == before
     assert block(before, "headline") == "manifest `000000000000`: stale"
 
