@@ -24,11 +24,13 @@ def stale_copy(tmp_path):
 
 
 def test_the_stale_block_is_rewritten_and_nothing_else(stale_copy, capsys):
+    stale_copy.chmod(0o644)
     assert main(["readme", "--readme", str(stale_copy), "--block", "headline",
                  "--block", "properties"]) == 0
     out = capsys.readouterr().out.splitlines()
     assert out == ["rewrote headline", "current properties"]
     assert stale_copy.read_text() == README
+    assert stale_copy.stat().st_mode & 0o777 == 0o644    # the file keeps its permissions
 
 
 def test_check_names_the_stale_block_and_writes_nothing(stale_copy, capsys):

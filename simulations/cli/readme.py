@@ -58,6 +58,7 @@ def run(args: argparse.Namespace) -> int:
         with tempfile.NamedTemporaryFile("w", dir=path.parent, delete=False,
                                          prefix=f".{path.name}.") as out:
             out.write(new)
+        os.chmod(out.name, path.stat().st_mode & 0o7777)   # the temporary file's is 0600
         os.replace(out.name, path)
     if not args.json:
         for name in names:
