@@ -89,6 +89,8 @@ def stale(text: str, fresh: Dict[str, str]) -> List[str]:
 
 
 def missing_markers(text: str, names: Sequence[str]) -> List[str]:
+    """The named blocks `text` has no start or end marker for (checked before any generator
+    runs, so a wrong file is refused before the work)."""
     return [name for name in names
             if f"<!-- {name}:start -->\n" not in text or f"<!-- {name}:end -->" not in text]
 

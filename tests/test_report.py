@@ -80,17 +80,10 @@ def test_regenerated_results_do_not_make_the_code_dirty(tmp_path):
 
 
 def test_the_readme_headline_is_generated_from_the_committed_sweeps():
-    from simulations.headline import HEADLINE_SWEEPS, headline_markdown
+    from simulations.readme_blocks import generate
     from simulations.verify.claims import block
     readme = (ROOT / "README.md").read_text()
-    import os
-    here = os.getcwd()
-    os.chdir(ROOT)
-    try:
-        expected = headline_markdown(HEADLINE_SWEEPS)
-    finally:
-        os.chdir(here)
-    assert block(readme, "headline") == expected
+    assert block(readme, "headline") == generate(["headline"])["headline"]
 
 
 def test_the_committed_headline_figure_does_not_pool_store_placements():

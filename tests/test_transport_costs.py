@@ -3,7 +3,6 @@ entries the servers hold, in the DES records, the sweep's named deployments, the
 the README's one table from the committed sweep."""
 import dataclasses
 import json
-import os
 from pathlib import Path
 
 import numpy as np
@@ -176,12 +175,7 @@ def test_the_committed_sweep_shows_each_design_beside_strict_per_deployment():
 
 
 def test_the_readme_table_is_the_committed_sweep():
-    from simulations.transports import sweep_markdown
+    from simulations.readme_blocks import generate
     from simulations.verify.claims import block
-    here = os.getcwd()
-    os.chdir(ROOT)
-    try:
-        table = sweep_markdown()
-    finally:
-        os.chdir(here)
-    assert block((ROOT / "README.md").read_text(), "transports-sweep") == table.rstrip("\n")
+    assert block((ROOT / "README.md").read_text(), "transports-sweep") == \
+        generate(["transports-sweep"])["transports-sweep"]

@@ -17,7 +17,8 @@ def add_parser(verbs) -> None:
         description="Regenerate the README's generated blocks (between <!-- NAME:start --> and "
                     "<!-- NAME:end -->) from the property registry, the config file and the "
                     "committed results, and rewrite the ones that changed. Run it after "
-                    "regenerating results (make des-results and make verification do). "
+                    "regenerating results (make des-results, make verification and make "
+                    "conformance do). "
                     f"Blocks: {', '.join(BLOCKS)}.")
     p.add_argument("--block", action="append", metavar="NAME", dest="blocks",
                    help="only this block (repeatable; default: all)")
