@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import List, Optional
 
 from .probe import STORED_PREFIX, HarnessError
+from .server_forks import Template, exited, forking
 
 READY_TIMEOUT = 20.0      # seconds a server or nginx may take to answer its first request
 STOP_TIMEOUT = 5.0        # seconds between SIGTERM and SIGKILL
@@ -50,7 +51,30 @@ def die_with_the_harness() -> None:
         pass
 
 
-class Process:
+class Child:
+    """A process the harness started: its name, log and pid; `stop` ends it."""
+    name: str
+    log: Path
+    pid: int
+
+    def alive(self) -> bool:
+        raise NotImplementedError
+
+    @property
+    def returncode(self) -> Optional[int]:
+        raise NotImplementedError
+
+    def stop(self) -> None:
+        raise NotImplementedError
+
+    def tail(self, lines: int = 15) -> str:
+        try:
+            return "\n".join(self.log.read_text(errors="replace").splitlines()[-lines:])
+        except OSError:
+            return ""
+
+
+class Process(Child):
     """One child process, started in its own process group."""
 
     def __init__(self, name: str, argv: List[str], log: Path, pass_fds=()) -> None:
@@ -65,6 +89,10 @@ class Process:
     def alive(self) -> bool:
         return self.popen.poll() is None
 
+    @property
+    def returncode(self) -> Optional[int]:
+        return self.popen.returncode
+
     def stop(self) -> None:
         """SIGTERM the process by pid; after STOP_TIMEOUT, SIGKILL its process group (it leads
         one: started with start_new_session); reap it."""
@@ -77,11 +105,40 @@ class Process:
             os.killpg(self.pid, signal.SIGKILL)
             self.popen.wait(STOP_TIMEOUT)
 
-    def tail(self, lines: int = 15) -> str:
-        try:
-            return "\n".join(self.log.read_text(errors="replace").splitlines()[-lines:])
-        except OSError:
-            return ""
+
+class ForkedServer(Child):
+    """A Python server incarnation forked from its `Processes`'s pre-imported template
+    (`server_forks`): the same command line and log as a `Process`, its own session, stopped
+    the same way (SIGTERM by pid, then SIGKILL to its process group); watched through a
+    pidfd, reaped by the template."""
+
+    def __init__(self, name: str, template: Template, argv: List[str], log: Path,
+                 listener: socket.socket) -> None:
+        self.name, self.log, self.template = name, log, template
+        self.pid, self.pidfd = template.fork(argv, listener, str(log))
+        self.code: Optional[int] = None
+
+    def alive(self) -> bool:
+        return self.pidfd >= 0 and not exited(self.pidfd)
+
+    @property
+    def returncode(self) -> Optional[int]:
+        if self.code is None and not self.alive():
+            self.code = self.template.status(self.pid)
+        return self.code
+
+    def stop(self) -> None:
+        if self.alive():
+            os.kill(self.pid, signal.SIGTERM)
+            if not exited(self.pidfd, STOP_TIMEOUT):
+                try:
+                    os.killpg(self.pid, signal.SIGKILL)
+                except ProcessLookupError:
+                    pass
+                exited(self.pidfd, STOP_TIMEOUT)
+        if self.pidfd >= 0 and exited(self.pidfd):
+            os.close(self.pidfd)
+            self.pidfd = -1
 
 
 #: the TypeScript SDK's server (Node); its package.json and lockfile pin the SDK
@@ -112,7 +169,7 @@ class Restartable:
     def __init__(self) -> None:
         self.port = 0
         self.incarnation = 0
-        self.process: Optional[Process] = None
+        self.process: Optional[Child] = None
 
     def start(self) -> "Restartable":
         raise NotImplementedError
@@ -151,23 +208,33 @@ class ServerInstance(Restartable):
         sock = listening_socket(self.port)
         self.port = sock.getsockname()[1]
         self.incarnation += 1
-        args = ["--fd", str(sock.fileno()), "--incarnation", str(self.incarnation),
+        args = ["--fd", "{fd}", "--incarnation", str(self.incarnation),
                 "--capacity", str(self.capacity), "--retry-ms", str(self.retry_ms)]
-        if self.kind == "ts":
-            argv = ["node", str(TS_SERVER)] + args
-        else:
-            argv = [sys.executable, "-m", "simulations.conformance.server"] + args + \
-                (["--guard", "--policy", GUARD_POLICIES[self.kind], "--ids", self.ids,
-                  "--keying", self.keying] if self.kind in GUARD_POLICIES else []) + \
+        name = f"{self.name}.{self.incarnation}"
+        if self.kind != "ts":
+            args += (["--guard", "--policy", GUARD_POLICIES[self.kind], "--ids", self.ids,
+                      "--keying", self.keying] if self.kind in GUARD_POLICIES else []) + \
                 (["--registry", self.registry] if self.registry else []) + \
                 (["--shared-buffers"] if self.shared_buffers else [])
         try:
-            self.process = self.procs.spawn(f"{self.name}.{self.incarnation}", argv,
-                                            pass_fds=[sock.fileno()])
+            if self.kind == "ts":
+                self.process = self.procs.spawn(name, ["node", str(TS_SERVER)] + _at(args, sock),
+                                                pass_fds=[sock.fileno()])
+            elif forking():
+                self.process = self.procs.fork(name, args, sock)
+            else:
+                self.process = self.procs.spawn(
+                    name, [sys.executable, "-m", "simulations.conformance.server"] +
+                    _at(args, sock), pass_fds=[sock.fileno()])
         finally:
             sock.close()      # the child holds it now; a stopped child leaves the port closed
         self.procs.wait_ready(self.process, self.url + STORED_PREFIX + "-")
         return self
+
+
+def _at(args: List[str], sock: socket.socket) -> List[str]:
+    """A server's arguments with the socket's descriptor number where "{fd}" stands."""
+    return [str(sock.fileno()) if arg == "{fd}" else arg for arg in args]
 
 
 class Processes:
@@ -176,20 +243,46 @@ class Processes:
     def __init__(self, workdir: Path) -> None:
         self.workdir = Path(workdir)
         self.workdir.mkdir(parents=True, exist_ok=True)
-        self.children: List[Process] = []
+        self.children: List[Child] = []
+        self.template: Optional[Template] = None
+        self.template_process: Optional[Child] = None
 
     def spawn(self, name: str, argv: List[str], pass_fds=()) -> Process:
         proc = Process(name, argv, self.workdir / f"{name}.log", pass_fds)
         self.children.append(proc)
         return proc
 
-    def wait_ready(self, proc: Process, url: str) -> None:
+    def fork(self, name: str, args: List[str], listener: socket.socket) -> ForkedServer:
+        """A Python server incarnation forked from the pre-imported template (`server_forks`,
+        started on first use): `args` as for `python -m simulations.conformance.server`,
+        "{fd}" for the socket."""
+        if self.template is None:
+            ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+            argv = [sys.executable, "-m", "simulations.conformance.server_forks",
+                    str(theirs.fileno())]
+            try:
+                self.template_process = self.spawn("server-template", argv,
+                                                   pass_fds=[theirs.fileno()])
+            finally:
+                theirs.close()
+            self.template = Template(ours)
+        try:
+            proc = ForkedServer(name, self.template, args, self.workdir / f"{name}.log",
+                                listener)
+        except OSError as exc:
+            raise HarnessError(f"the server template could not start {name}: {exc}:\n"
+                               f"{self.template_process and self.template_process.tail()}"
+                               ) from exc
+        self.children.append(proc)
+        return proc
+
+    def wait_ready(self, proc: Child, url: str) -> None:
         """Poll `url` until it answers (any status) or READY_TIMEOUT passes."""
         import httpx
         deadline = time.monotonic() + READY_TIMEOUT
         while time.monotonic() < deadline:
             if not proc.alive():
-                raise HarnessError(f"{proc.name} exited with {proc.popen.returncode}:\n"
+                raise HarnessError(f"{proc.name} exited with {proc.returncode}:\n"
                                    f"{proc.tail()}")
             try:
                 httpx.get(url, timeout=1.0)
@@ -207,8 +300,12 @@ class Processes:
                               registry, shared_buffers).start()
 
     def stop_all(self) -> None:
+        """Stop every child, the latest first (so the template after its forks)."""
         for proc in reversed(self.children):
             proc.stop()
+        if self.template is not None:
+            self.template.close()
+            self.template = None
 
     def __enter__(self) -> "Processes":
         return self

@@ -116,7 +116,7 @@ class RedisServer(Restartable):
         deadline = time.monotonic() + READY_TIMEOUT
         while time.monotonic() < deadline:
             if not proc.alive():
-                raise HarnessError(f"{proc.name} exited with {proc.popen.returncode} (port "
+                raise HarnessError(f"{proc.name} exited with {proc.returncode} (port "
                                    f"{self.port}):\n{proc.tail()}")
             try:
                 if command(self.port, "PING") == b"+PONG":
