@@ -1,6 +1,7 @@
 """The harness's Redis server: it answers on loopback with the config the harness wrote, keeps
 nothing across a restart on the same port, and no redis-server outlives a stop, the `Processes`
-context, or a harness killed with SIGKILL. Without redis-server it is named as missing."""
+context, or a harness killed with SIGKILL. Without redis-server it is named as missing (and the
+requirement checks find the SDK without importing it)."""
 import socket
 import subprocess
 import sys
@@ -165,3 +166,16 @@ def test_a_missing_redis_client_is_named_only_when_redis_is_needed(monkeypatch):
     problem = "python package 'redis' is missing: pip install -e '.[conformance]'"
     assert problem in harness.missing_requirements(nginx=False, redis=True)
     assert problem not in harness.missing_requirements(nginx=False)
+
+
+def test_requirements_are_found_without_importing_the_sdk(monkeypatch):
+    """A missing SDK is named, and a present one is not imported to find it (2 s a run)."""
+    monkeypatch.setitem(sys.modules, "mcp", None)
+    assert "python package 'mcp' is missing: pip install -e '.[conformance]'" in \
+        harness.missing_requirements(nginx=False)
+    found = subprocess.run([sys.executable, "-c",
+                            "import sys; from simulations.conformance import harness; "
+                            "print(harness.missing_requirements(nginx=False), "
+                            "'mcp' in sys.modules)"],
+                           cwd=ROOT, capture_output=True, text=True, timeout=120)
+    assert found.stdout.split() == ["[]", "False"], found.stderr

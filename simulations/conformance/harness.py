@@ -6,6 +6,7 @@ with the error, never a skipped one.
 """
 from __future__ import annotations
 
+import importlib.util
 import platform
 import shutil
 import subprocess
@@ -88,9 +89,7 @@ def missing_requirements(servers: Iterable[str] = (), nginx: bool = True,
         if problem is not None:
             problems.append(problem)
     for module in ("mcp", "uvicorn", "httpx") + (("redis",) if redis else ()):
-        try:
-            __import__(module)
-        except ImportError:
+        if importlib.util.find_spec(module) is None:    # found, not imported (the SDK: 2 s)
             problems.append(f"python package {module!r} is missing: pip install -e "
                             "'.[conformance]'")
     if not nginx:

@@ -12,6 +12,7 @@ import time
 from pathlib import Path
 from typing import List, Optional
 
+from . import loopback
 from .probe import STORED_PREFIX, HarnessError
 from .server_forks import Template, exited, forking
 
@@ -285,7 +286,7 @@ class Processes:
                 raise HarnessError(f"{proc.name} exited with {proc.returncode}:\n"
                                    f"{proc.tail()}")
             try:
-                httpx.get(url, timeout=1.0)
+                loopback.get(url, timeout=1.0)
                 return
             except httpx.HTTPError:
                 time.sleep(0.05)

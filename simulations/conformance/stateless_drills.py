@@ -18,8 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable, Dict, Iterable, List, Optional
 
-import httpx
-
+from . import loopback
 from .harness import attempt
 from .nginx import Nginx
 from .probe import RELEASE_PREFIX, HarnessError
@@ -76,7 +75,7 @@ class ModernInstance(Restartable):
 
     def release(self, hold: str) -> None:
         """Let the tool paused on `hold` go on (a no-op if nothing waits on it)."""
-        httpx.get(f"{self.url}{RELEASE_PREFIX}{hold}", timeout=2.0).raise_for_status()
+        loopback.get(f"{self.url}{RELEASE_PREFIX}{hold}", timeout=2.0).raise_for_status()
 
 
 def read_ledger(path: Path) -> List[Dict[str, object]]:

@@ -12,6 +12,7 @@ from typing import Dict, Iterator, List, Optional
 
 import httpx
 
+from . import loopback
 from .probe import HarnessError
 
 PROTOCOL_VERSION = "2026-07-28"
@@ -97,7 +98,7 @@ class StatelessClient:
 
     def __init__(self, base_url: str) -> None:
         self.url = base_url.rstrip("/") + "/mcp"
-        self.http = httpx.Client(timeout=httpx.Timeout(5.0, read=READ_TIMEOUT))
+        self.http = loopback.client(timeout=httpx.Timeout(5.0, read=READ_TIMEOUT))
         self.posts: List[Post] = []
 
     def call(self, tag: str, progress: int = 2, pause_after: int = 0,

@@ -16,8 +16,7 @@ from __future__ import annotations
 
 from typing import Dict, List, Optional
 
-import httpx
-
+from . import loopback
 from .nginx import Nginx
 from .probe import STORED_PREFIX
 from .processes import Processes, ServerInstance
@@ -39,7 +38,7 @@ class SteeredNginx:
         # max_fails=0: a peer is never taken out of the rotation, so an instance that starts
         # again gets requests at once (a stopped one refuses the connection and is passed over)
         self.nginx = Nginx(procs, "round_robin", [s.port for s in fleet], max_fails=0)
-        self.http = httpx.Client(timeout=5.0)
+        self.http = loopback.client(timeout=5.0)
         self.requests = 0        # client requests sent through nginx
         self.probes = 0          # probe requests that lined its rotation up
 

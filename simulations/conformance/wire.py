@@ -11,6 +11,7 @@ from typing import Callable, Dict, List, NamedTuple, Optional
 
 import httpx
 
+from . import loopback
 from .outcome import GAP_NOTICE
 from .probe import RELEASE_PREFIX, STORED_PREFIX
 
@@ -123,7 +124,7 @@ class WireClient:
         self.quiet = quiet
         self.route = route      # called before each request: the base URL to send it to (a
         #                         load balancer lined up for it), instead of base_url
-        self.http = httpx.Client(timeout=httpx.Timeout(5.0, read=quiet))
+        self.http = loopback.client(timeout=httpx.Timeout(5.0, read=quiet))
         self.session_id: Optional[str] = None
         self.answered: List[Dict[str, str]] = []   # each answer's headers, in order
 
@@ -185,14 +186,14 @@ class WireClient:
 
 def release(server_url: str, name: str) -> None:
     """Let a tool call waiting on `hold=name` finish."""
-    httpx.get(f"{server_url}{RELEASE_PREFIX}{name}", timeout=2.0).raise_for_status()
+    loopback.get(f"{server_url}{RELEASE_PREFIX}{name}", timeout=2.0).raise_for_status()
 
 
 def wait_stored(server_url: str, tag: str, timeout: float = 10.0) -> None:
     """Wait until the server's event store holds the result of the call tagged `tag`."""
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
-        reply = httpx.get(f"{server_url}{STORED_PREFIX}{tag}", timeout=2.0).json()
+        reply = loopback.get(f"{server_url}{STORED_PREFIX}{tag}", timeout=2.0).json()
         if reply.get("stored"):
             return
         time.sleep(0.02)

@@ -20,8 +20,6 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Dict, List, Optional, Tuple
 
-import httpx
-
 from model import SystemConfig, apply, enabled_actions, initial_state, resolve_gate
 from model.actions import (
     ClientRestart,
@@ -42,6 +40,7 @@ from model.history import Applied, Decided, Initialized, Primed
 from model.state import holder
 
 from ...clients import with_client
+from .. import loopback
 from ..outcome import GAP_NOTICE, code_of_refusal
 from ..predict import DEPLOYMENTS
 from ..probe import STEP_PREFIX
@@ -95,7 +94,7 @@ class Lockstep:
         self.sequence = sequence            # request id of every tool call (a fresh stream)
         self.clients = [RealClient() for _ in range(config.clients)]
         self.wires: Dict[object, str] = {}  # model event (_event_key) -> real event id
-        self.http = httpx.Client(timeout=5.0)
+        self.http = loopback.client(timeout=5.0)
         self.log: List[str] = []
         self.abandoned: List[OpenStream] = []     # half-open connections, dropped at the end
         self.decisions: List[str] = []            # every resumption: "status code effect"

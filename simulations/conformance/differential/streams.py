@@ -17,6 +17,7 @@ from typing import Dict, List, Optional
 import anyio
 import httpx
 
+from .. import loopback
 from ..wire import ACCEPT, PROTOCOL_VERSION, SSE
 
 #: seconds to wait for an event the model says is on its way, and for a stream to close
@@ -113,7 +114,7 @@ class StreamPool:
 
     @staticmethod
     async def _client() -> httpx.AsyncClient:
-        return httpx.AsyncClient(timeout=httpx.Timeout(5.0, read=None))
+        return loopback.async_client(timeout=httpx.Timeout(5.0, read=None))
 
     def open(self, method: str, url: str, headers: Dict[str, str],
              json: Optional[dict] = None) -> OpenStream:
