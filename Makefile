@@ -55,7 +55,7 @@ des-results: compiled
 	rm -rf results/sweeps
 	$(BIN)/python -m simulations scenario --all --out results/incidents
 	$(BIN)/python -m simulations run simulations/configs/rolling_restart.toml \
-		--out results/runs/rolling_restart
+		--out results/runs/rolling_restart --workers 2
 	for s in restart_frequency buffer_capacity transports; do \
 		$(BIN)/python -m simulations sweep simulations/sweeps/$$s.toml --out results/sweeps/$$s \
 			--workers 2 --quiet && \

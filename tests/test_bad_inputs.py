@@ -78,6 +78,7 @@ CASES = {
                                       "holds files this `run` did not write"),
     "run --precision out of range": (lambda t: ["run", CONFIG, "--precision", "1.5"],
                                      "--precision: a half-width of a share"),
+    "run --workers 0": (lambda t: ["run", CONFIG, "--workers", "0"], "--workers must be >= 1"),
     "sweep on a directory": (lambda t: ["sweep", str(t), "--out", str(t / "o")],
                              "is a directory, not a sweep spec"),
     "sweep with a missing base": (

@@ -81,6 +81,25 @@ def test_precision_adds_replications_until_met_or_capped(tmp_path, capsys):
     assert [strip(r) for r in data["records"][:2]] == [strip(r) for r in plain]
 
 
+def test_replications_on_two_workers_give_the_same_records_and_summary(tmp_path, capsys):
+    """Workers change where a replication runs, not what it gives, also when --precision
+    adds replications (each round's replications side by side)."""
+    found = {}
+    for workers in ("1", "2"):
+        assert main(["run", DEFAULT, "--set", "timing.duration=200", "--replications", "2",
+                     "--policies", "naive,strict", "--precision", "0.0001",
+                     "--max-replications", "4", "--workers", workers, "--json",
+                     "--out", str(tmp_path / workers)]) == 0
+        data = json.loads(capsys.readouterr().out)
+        found[workers] = ([{k: v for k, v in r.items() if k != "cpu_seconds"}
+                           for r in data["records"]], data["summary"], data["precision"])
+        assert [(r["policy"], r["replication"]) for r in data["records"]][:3] == \
+            [("naive", 0), ("strict", 0), ("naive", 1)]
+    assert found["1"] == found["2"]
+    assert (tmp_path / "1" / "records.jsonl").read_text() == \
+        (tmp_path / "2" / "records.jsonl").read_text()
+
+
 @pytest.mark.parametrize("args, message", [
     (["--set", "timing.restart_perod=3"], "timing.restart_perod': unknown key"),
     (["--set", "system.instances=\"three\""], "system.instances': expected an integer"),

@@ -31,6 +31,8 @@ def add_parser(verbs) -> None:
     p.add_argument("--set", action="append", default=[], metavar="SECTION.KEY=VALUE",
                    help="override a config value (repeatable), e.g. system.lb=sticky")
     p.add_argument("--replications", type=int, metavar="N")
+    p.add_argument("--workers", type=int, default=1, metavar="N",
+                   help="replications on N local processes (default 1; the same records)")
     p.add_argument("--seed", type=int, metavar="S")
     p.add_argument("--policies", metavar="A,B,...", help="policies to compare (default: the "
                    "config's run.policies)")
@@ -50,6 +52,8 @@ def run(args: argparse.Namespace) -> int:
     from ..des.stats import summarize
     policies = parse_policies(args.policies, "--policies", rows=True)
     checked(check_precision, args.precision, args.max_replications)
+    if args.workers < 1:
+        raise UsageError("--workers must be >= 1")
     try:
         config = des_config.load(args.config, args.set, args.replications, args.seed, policies,
                                  args.baseline)
@@ -60,9 +64,10 @@ def run(args: argparse.Namespace) -> int:
     precision = None
     if args.precision is not None:
         config, records, precision = run_to_precision(config, args.precision,
-                                                      args.max_replications)
+                                                      args.max_replications,
+                                                      workers=args.workers)
     else:
-        records = run_comparison(config)
+        records = run_comparison(config, workers=args.workers)
     summary = summarize(records, config.baseline)
     seeds = [{"replication": r, "entropy": s.entropy, "spawn_key": list(s.spawn_key)}
              for r, s in enumerate(replication_seeds(config))]

@@ -29,17 +29,18 @@ def unmet(summary: Dict[str, dict], target: float) -> Dict[str, Dict[str, Option
     return out
 
 
-def run_to_precision(config: DesConfig, target: float, cap: int,
-                     progress=None) -> Tuple[DesConfig, List[dict], Dict[str, object]]:
-    """(the config with its final replication count, every record, a precision report)."""
-    records = run_comparison(config, progress)
+def run_to_precision(config: DesConfig, target: float, cap: int, progress=None,
+                     workers: int = 1) -> Tuple[DesConfig, List[dict], Dict[str, object]]:
+    """(the config with its final replication count, every record, a precision report); the
+    replications on `workers` processes (the same records)."""
+    records = run_comparison(config, progress, workers=workers)
     rounds = [config.replications]
     while True:
         missing = unmet(summarize(records, config.baseline), target)
         if not missing or config.replications >= cap:
             break
         grown = dataclasses.replace(config, replications=min(cap, 2 * config.replications))
-        records += run_comparison(grown, progress, first=config.replications)
+        records += run_comparison(grown, progress, first=config.replications, workers=workers)
         config = grown
         rounds.append(config.replications)
     report = {"target_half_width": target, "cap": cap, "rounds": rounds,

@@ -7,7 +7,9 @@ comparison. Each run returns one tidy record (a dict of plain numbers and small 
 from __future__ import annotations
 
 import time
-from typing import Dict, List, Optional, Union
+from concurrent.futures import ProcessPoolExecutor
+from contextlib import ExitStack
+from typing import Dict, Iterable, List, Optional, Tuple, Union
 
 import numpy as np
 import simpy
@@ -16,7 +18,7 @@ from model import VIOLATIONS, resolve_gate
 from model.policies import STATELESS_ROWS, Gate, GateFunction, no_resumption
 
 from .components import Arrivals, Fleet, Reaper, RecordExpiry, start_worker
-from .config import DesConfig, parse_row
+from .config import DesConfig, from_mapping, parse_row
 from .footprint import MemorySampler
 from .world import REQUEST_KINDS, World
 
@@ -94,14 +96,29 @@ def replication_seeds(config: DesConfig) -> List[np.random.SeedSequence]:
     return np.random.SeedSequence(config.seed).spawn(config.replications)
 
 
-def run_comparison(config: DesConfig, progress=None, first: int = 0) -> List[Dict[str, object]]:
-    """Every policy row of the config over replications first..R-1, paired by seed."""
-    records = []
-    for r, seed in enumerate(replication_seeds(config)):
-        if r < first:
-            continue
-        for policy in config.policies:
-            records.append(run_replication(config, policy, r, seed))
+def _replicate(task: Tuple[dict, str, int, np.random.SeedSequence]) -> Dict[str, object]:
+    """One replication in a worker: the config travels as its mapping (what a sweep's runs
+    do too), rebuilt and validated there."""
+    data, policy, replication, seed = task
+    return run_replication(from_mapping(data), policy, replication, seed)
+
+
+def run_comparison(config: DesConfig, progress=None, first: int = 0,
+                   workers: int = 1) -> List[Dict[str, object]]:
+    """Every policy row of the config over replications first..R-1, paired by seed, in that
+    order (replication-major): the same records on one process or on `workers` processes."""
+    data = config.as_dict()
+    tasks = [(data, policy, r, seed) for r, seed in enumerate(replication_seeds(config))
+             if r >= first for policy in config.policies]
+    records: List[Dict[str, object]] = []
+    with ExitStack() as stack:
+        results: Iterable[Dict[str, object]] = (run_replication(config, policy, r, seed)
+                                                for _, policy, r, seed in tasks)
+        if workers > 1 and len(tasks) > 1:
+            pool = stack.enter_context(ProcessPoolExecutor(min(workers, len(tasks))))
+            results = pool.map(_replicate, tasks)     # in task order, whatever finishes first
+        for record in results:
+            records.append(record)
             if progress is not None:
-                progress(records[-1])
+                progress(record)
     return records
