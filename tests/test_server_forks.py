@@ -2,7 +2,9 @@
 process on the same port that knows none of its predecessor's sessions (the same as an exec'd
 interpreter under MCP_CONFORMANCE_EXEC=1), a fork that fails is named with its exit code and
 log, and no fork or template outlives a stop, the `Processes` context or a harness killed with
-SIGKILL."""
+SIGKILL, and a dead template is named)."""
+import os
+import signal
 import subprocess
 import sys
 import time
@@ -70,6 +72,22 @@ def test_a_server_that_exits_at_start_is_named_with_its_exit_code_and_log(tmp_pa
     with Processes(tmp_path) as procs:
         with pytest.raises(HarnessError, match=r"A\.1 exited with 2:(.|\n)*invalid int value"):
             procs.server("A", capacity="many")      # argparse refuses it: exit status 2
+
+
+def test_a_dead_template_takes_its_forks_and_is_a_harness_error_naming_it(tmp_path,
+                                                                           monkeypatch):
+    require_conformance(servers=("sdk",))
+    monkeypatch.delenv(server_forks.EXEC_VARIABLE, raising=False)
+    with Processes(tmp_path) as procs:
+        server = procs.server("A")
+        os.kill(procs.template_process.pid, signal.SIGKILL)
+        deadline = time.monotonic() + 10
+        while time.monotonic() < deadline and server.process.alive():
+            time.sleep(0.05)
+        assert not server.process.alive()          # its parent-death signal
+        assert server.process.returncode is None   # nobody left to say how it ended
+        with pytest.raises(HarnessError, match=r"the server template could not start A\.2"):
+            server.restart()
 
 
 _HARNESS = """

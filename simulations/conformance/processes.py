@@ -124,8 +124,12 @@ class ForkedServer(Child):
 
     @property
     def returncode(self) -> Optional[int]:
+        """Its exit code once it ended (None while it runs, or if the template is gone)."""
         if self.code is None and not self.alive():
-            self.code = self.template.status(self.pid)
+            try:
+                self.code = self.template.status(self.pid)
+            except OSError:
+                return None
         return self.code
 
     def stop(self) -> None:
