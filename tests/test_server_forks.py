@@ -2,7 +2,7 @@
 process on the same port that knows none of its predecessor's sessions (the same as an exec'd
 interpreter under MCP_CONFORMANCE_EXEC=1), a fork that fails is named with its exit code and
 log, and no fork or template outlives a stop, the `Processes` context or a harness killed with
-SIGKILL, and a dead template is named)."""
+SIGKILL; a start after the template died is an error naming it."""
 import os
 import signal
 import subprocess
