@@ -276,7 +276,7 @@ def restart_then_resume(env: Env) -> Observed:
     async def restart() -> None:
         await anyio.to_thread.run_sync(wait_stored, server.url, "A")
         # Started from this (the main) thread, not a worker: the new process is tied to the
-        # thread that forked it (processes.die_with_the_harness), and workers come and go.
+        # thread that forked it (lifetime.die_with_the_harness), and workers come and go.
         server.restart()
     run = _sdk(env, server.url, 4, 1, hook=restart)
     return Observed(_client_outcome(run, "A", 4, 1),

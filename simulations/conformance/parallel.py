@@ -16,7 +16,7 @@ import multiprocessing
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from typing import Any, Callable, List, Optional, Sequence, Tuple
 
-from .processes import die_with_the_harness
+from .lifetime import die_with_the_harness
 
 
 def run_units(function: Callable[..., Any], units: Sequence[Tuple[Any, ...]], workers: int,

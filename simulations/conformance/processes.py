@@ -2,7 +2,6 @@
 stopped by its pid (SIGTERM, then SIGKILL), and `Processes` stops whatever is left on exit."""
 from __future__ import annotations
 
-import ctypes
 import os
 import signal
 import socket
@@ -13,12 +12,12 @@ from pathlib import Path
 from typing import List, Optional
 
 from . import loopback
+from .lifetime import die_with_the_harness
 from .probe import STORED_PREFIX, HarnessError
 from .server_forks import Template, exited, forking
 
 READY_TIMEOUT = 20.0      # seconds a server or nginx may take to answer its first request
 STOP_TIMEOUT = 5.0        # seconds between SIGTERM and SIGKILL
-PR_SET_PDEATHSIG = 1      # linux/prctl.h
 
 
 def listening_socket(port: int = 0) -> socket.socket:
@@ -39,17 +38,6 @@ def free_port() -> int:
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
         sock.bind(("127.0.0.1", 0))
         return sock.getsockname()[1]
-
-
-def die_with_the_harness() -> None:
-    """In a child (a server before exec, or a worker of `parallel.run_units` as it starts): on
-    Linux, SIGTERM it if its parent dies (even by SIGKILL), so no server, nginx or worker
-    outlives an interrupted run. Linux ties this to the forking thread: start processes from
-    the main thread only."""
-    try:
-        ctypes.CDLL(None, use_errno=True).prctl(PR_SET_PDEATHSIG, signal.SIGTERM)
-    except (OSError, AttributeError):   # not Linux: the context manager still stops them
-        pass
 
 
 class Child:

@@ -28,6 +28,8 @@ import threading
 import traceback
 from typing import Dict, List, Optional, Tuple
 
+from .lifetime import die_with_the_harness
+
 #: set to 1 to exec a new interpreter per incarnation instead of forking the template
 EXEC_VARIABLE = "MCP_CONFORMANCE_EXEC"
 _MESSAGE = 1 << 16
@@ -100,7 +102,6 @@ def _run_fork(control: socket.socket, argv: List[str], listener: int, log: str) 
     try:
         control.close()
         os.setsid()
-        from .processes import die_with_the_harness
         die_with_the_harness()                 # with the template, which dies with the harness
         out = os.open(log, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644)
         os.dup2(out, 1)
