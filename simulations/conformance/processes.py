@@ -11,10 +11,12 @@ import time
 from pathlib import Path
 from typing import List, Optional
 
+import httpx
+
 from . import loopback
 from .lifetime import die_with_the_harness
 from .probe import STORED_PREFIX, HarnessError
-from .server_forks import Template, exited, forking
+from .server_forks import Template, exited, forking, with_fd
 
 READY_TIMEOUT = 20.0      # seconds a server or nginx may take to answer its first request
 STOP_TIMEOUT = 5.0        # seconds between SIGTERM and SIGKILL
@@ -47,14 +49,27 @@ class Child:
     pid: int
 
     def alive(self) -> bool:
-        raise NotImplementedError
+        return not self.ended(0.0)
 
     @property
     def returncode(self) -> Optional[int]:
         raise NotImplementedError
 
-    def stop(self) -> None:
+    def ended(self, timeout: float) -> bool:
+        """Whether it has ended, waiting up to `timeout` s (and reaping it where we can)."""
         raise NotImplementedError
+
+    def stop(self) -> None:
+        """SIGTERM the process by pid; after STOP_TIMEOUT, SIGKILL its process group (it leads
+        one: its own session) and whatever it started (nginx's workers)."""
+        if self.alive():
+            os.kill(self.pid, signal.SIGTERM)
+            if not self.ended(STOP_TIMEOUT):
+                try:
+                    os.killpg(self.pid, signal.SIGKILL)
+                except ProcessLookupError:
+                    pass
+                self.ended(STOP_TIMEOUT)
 
     def tail(self, lines: int = 15) -> str:
         try:
@@ -75,24 +90,16 @@ class Process(Child):
                                           preexec_fn=die_with_the_harness)
         self.pid = self.popen.pid
 
-    def alive(self) -> bool:
-        return self.popen.poll() is None
-
     @property
     def returncode(self) -> Optional[int]:
         return self.popen.returncode
 
-    def stop(self) -> None:
-        """SIGTERM the process by pid; after STOP_TIMEOUT, SIGKILL its process group (it leads
-        one: started with start_new_session); reap it."""
-        if not self.alive():
-            return
-        os.kill(self.pid, signal.SIGTERM)
+    def ended(self, timeout: float) -> bool:
         try:
-            self.popen.wait(STOP_TIMEOUT)
-        except subprocess.TimeoutExpired:   # and whatever it started (nginx's workers)
-            os.killpg(self.pid, signal.SIGKILL)
-            self.popen.wait(STOP_TIMEOUT)
+            self.popen.wait(timeout)
+        except subprocess.TimeoutExpired:
+            return False
+        return True
 
 
 class ForkedServer(Child):
@@ -107,9 +114,6 @@ class ForkedServer(Child):
         self.pid, self.pidfd = template.fork(argv, listener, str(log))
         self.code: Optional[int] = None
 
-    def alive(self) -> bool:
-        return self.pidfd >= 0 and not exited(self.pidfd)
-
     @property
     def returncode(self) -> Optional[int]:
         """Its exit code once it ended (None while it runs, or if the template is gone)."""
@@ -120,15 +124,12 @@ class ForkedServer(Child):
                 return None
         return self.code
 
+    def ended(self, timeout: float) -> bool:
+        return self.pidfd < 0 or exited(self.pidfd, timeout)
+
     def stop(self) -> None:
-        if self.alive():
-            os.kill(self.pid, signal.SIGTERM)
-            if not exited(self.pidfd, STOP_TIMEOUT):
-                try:
-                    os.killpg(self.pid, signal.SIGKILL)
-                except ProcessLookupError:
-                    pass
-                exited(self.pidfd, STOP_TIMEOUT)
+        """As `Child.stop`, then close the pidfd (the template reaps the process)."""
+        super().stop()
         if self.pidfd >= 0 and exited(self.pidfd):
             os.close(self.pidfd)
             self.pidfd = -1
@@ -210,24 +211,17 @@ class ServerInstance(Restartable):
                 (["--registry", self.registry] if self.registry else []) + \
                 (["--shared-buffers"] if self.shared_buffers else [])
         try:
-            if self.kind == "ts":
-                self.process = self.procs.spawn(name, ["node", str(TS_SERVER)] + _at(args, sock),
-                                                pass_fds=[sock.fileno()])
-            elif forking():
+            if self.kind != "ts" and forking():
                 self.process = self.procs.fork(name, args, sock)
             else:
-                self.process = self.procs.spawn(
-                    name, [sys.executable, "-m", "simulations.conformance.server"] +
-                    _at(args, sock), pass_fds=[sock.fileno()])
+                command = ["node", str(TS_SERVER)] if self.kind == "ts" else \
+                    [sys.executable, "-m", "simulations.conformance.server"]
+                self.process = self.procs.spawn(name, command + with_fd(args, sock.fileno()),
+                                                pass_fds=[sock.fileno()])
         finally:
             sock.close()      # the child holds it now; a stopped child leaves the port closed
         self.procs.wait_ready(self.process, self.url + STORED_PREFIX + "-")
         return self
-
-
-def _at(args: List[str], sock: socket.socket) -> List[str]:
-    """A server's arguments with the socket's descriptor number where "{fd}" stands."""
-    return [str(sock.fileno()) if arg == "{fd}" else arg for arg in args]
 
 
 class Processes:
@@ -271,7 +265,6 @@ class Processes:
 
     def wait_ready(self, proc: Child, url: str) -> None:
         """Poll `url` until it answers (any status) or READY_TIMEOUT passes."""
-        import httpx
         deadline = time.monotonic() + READY_TIMEOUT
         while time.monotonic() < deadline:
             if not proc.alive():

@@ -42,6 +42,12 @@ def forking() -> bool:
         hasattr(socket, "send_fds") and hasattr(os, "fork")
 
 
+def with_fd(args: List[str], fd: int) -> List[str]:
+    """A server's arguments with the listening socket's descriptor number where "{fd}"
+    stands (the harness knows it only once the socket is in the process that serves it)."""
+    return [str(fd) if arg == "{fd}" else arg for arg in args]
+
+
 def exited(pidfd: int, timeout: float = 0.0) -> bool:
     """Whether the process behind `pidfd` has ended (waiting up to `timeout` s for it)."""
     poller = select.poll()
@@ -108,7 +114,7 @@ def _run_fork(control: socket.socket, argv: List[str], listener: int, log: str) 
         os.dup2(out, 2)
         os.close(out)
         from .server import main
-        code = main([str(listener) if arg == "{fd}" else arg for arg in argv])
+        code = main(with_fd(argv, listener))
     except SystemExit as exc:
         code = exc.code if isinstance(exc.code, int) else 1
     except BaseException:
