@@ -66,8 +66,8 @@ def summary_markdown(cells: Sequence[dict], timings: dict) -> str:
     states = sum(c["states"] for c in cells)
     cpu = timings.get("explore_seconds_of_all_cells", 0)
     workers = timings.get("workers") or 1
-    head = (f"{len(cells)} cells ({len(gates)} rows over the space's deployments; a deployment "
-            f"two blocks share under the same scope is one cell), {states:,} states, "
+    head = (f"{len(cells)} cells ({len(gates)} rows over the space's deployments; "
+            f"deployments a row explores in the same scope are one cell), {states:,} states, "
             f"{cpu / 60:,.0f} CPU-minutes of "
             f"exploration in all (about {cpu / 60 / workers:,.0f} min "
             f"on {workers} workers; named exceptions: "

@@ -101,6 +101,11 @@ def _cell_text(record: dict) -> str:
     return " ".join(parts) if parts else "-"
 
 
+def _entry_text(entry: dict) -> str:
+    """A block table's cell: a cell's labels, or `=` and those of the cell an alias is."""
+    return "= " + _cell_text(entry["shared"]) if "same_as" in entry else _cell_text(entry)
+
+
 def _table(header: List[str], rows: List[List[str]]) -> List[str]:
     return markdown(("", header, rows), with_title=False, aligned=True).split("\n")
 
@@ -148,7 +153,19 @@ def summary(records: Sequence[dict]) -> Dict[str, dict]:
     return out
 
 
-def verify_md(space: Space, records: Sequence[dict], meta: dict) -> str:
+def _blocks(space: Space, records: Sequence[dict], aliases: Sequence[dict]) -> List[List[dict]]:
+    """Per block of the space (in its order), its cells and its aliases (each with `shared`:
+    the record of the cell it is)."""
+    by_key = {r["key"]: r for r in records}
+    entries = list(records) + [a | {"shared": by_key[a["same_as"]]} for a in aliases]
+    return [in_block for in_block in ([e for e in entries if e["block"] == block]
+                                      for block in dict.fromkeys(d.block
+                                                                 for d in space.deployments))
+            if in_block]
+
+
+def verify_md(space: Space, records: Sequence[dict], meta: dict,
+              aliases: Sequence[dict] = ()) -> str:
     gates = list(space.gates)
     out = [f"# Verification matrix: {space.title}", "",
            "Every cell is an exhaustive breadth-first exploration of one deployment under one "
@@ -158,7 +175,9 @@ def verify_md(space: Space, records: Sequence[dict], meta: dict) -> str:
            "a client's retry or re-initialization, instance starts, the stop that completes "
            "a drain) is fair and that faults are not.", "",
            f"{len(space.deployments)} deployments x {len(gates)} gates: {len(records)} cells "
-           "(a deployment two blocks share under the same scope is one cell), "
+           "(deployments a gate explores in the same scope are one cell: a budget the gate "
+           "cannot spend, or a placement of records its transport does not keep, makes no "
+           "other cell), "
            f"{sum(r['states'] for r in records):,} states explored; state budget "
            f"{space.max_states:,} per cell; clients: {space.client} "
            "(auto: the `sdk` policy with the MCP SDK client, every other gate with a client "
@@ -177,14 +196,16 @@ def verify_md(space: Space, records: Sequence[dict], meta: dict) -> str:
                   [[p.label, p.name, p.kind, "yes" if p.judged else "no", p.summary]
                    for p in (BY_NAME[n] for n in VERDICT_PROPERTIES)]) + [""]
     out += ["Cell legend: the labels of the violated judged properties; `*` only where a named "
-            "exception excuses it; `?` unknown; `-` every judged property holds.", ""]
-    for block in dict.fromkeys(r["block"] for r in records):
-        in_block = [r for r in records if r["block"] == block]
-        first = in_block[0]
+            "exception excuses it; `?` unknown; `-` every judged property holds; `=` before "
+            "them: the same cell as this deployment's in an earlier row or block (the gate "
+            "explores the two in the same scope), shown there.", ""]
+    for in_block in _blocks(space, records, aliases):
+        block, first = in_block[0]["block"], in_block[0]
         varied = [k for k in space.axes if len({json.dumps(_key_value(r, k))
                                                for r in in_block}) > 1]
         fixed = {k: v for k, v in first["deployment"].items() if k not in varied}
-        budgets = {k: v for k, v in first["scope"].items() if k != "system" and v}
+        own = next((r for r in in_block if "same_as" not in r), first)
+        budgets = {k: v for k, v in own["scope"].items() if k != "system" and v}
         out += [f"## {block}", "",
                 "Fixed: " + ", ".join(f"{k}={v}" for k, v in fixed.items()) + ".",
                 "Fault scope: " + ", ".join(f"{k}={v}" for k, v in budgets.items()) + ".", ""]
@@ -192,7 +213,7 @@ def verify_md(space: Space, records: Sequence[dict], meta: dict) -> str:
                                          for r in in_block))
         cells = {(json.dumps([_key_value(r, k) for k in varied]), r["policy"]): r
                  for r in in_block}
-        rows = [json.loads(d) + [_cell_text(cells[(d, g)]) if (d, g) in cells else ""
+        rows = [json.loads(d) + [_entry_text(cells[(d, g)]) if (d, g) in cells else ""
                                  for g in gates] for d in deployments]
         out += _table(varied + gates, [[str(x) for x in row] for row in rows]) + [""]
     out += ["## Named exceptions", "",
@@ -251,12 +272,13 @@ def write_outputs(space: Space, run: dict, out: Path, command: str) -> List[dict
     records = [annotate(r) for r in run["records"]]
     meta = manifest(command, space.as_dict())
     meta["run"] = {k: run[k] for k in RUN_RESULT_KEYS}
-    timings = {k: v for k, v in run.items() if k not in RUN_RESULT_KEYS + ("records",)}
+    timings = {k: v for k, v in run.items()
+               if k not in RUN_RESULT_KEYS + ("records", "aliases")}
     timings["explore_seconds_of_all_cells"] = round(sum(r["seconds"] for r in records), 1)
     timings["model"] = model_build   # compiled or from source: the same results, not speed
     meta["blocks"] = sorted({r["block"] for r in records})
     lines = "".join(json.dumps(cell_json(r), sort_keys=True) + "\n" for r in records)
-    text = verify_md(space, records, meta)
+    text = verify_md(space, records, meta, run.get("aliases", ()))
     table = verdicts_csv(records)
     write_atomic(out / "cells.jsonl", lines)
     write_atomic(out / "verdicts.csv", table)

@@ -35,10 +35,12 @@ def cell_key(gate: str, scope: Scope, max_states: int, code: str,
     return hashlib.sha256(payload.encode()).hexdigest()[:24]
 
 
-def plan(space: Space, out: Path) -> List[dict]:
-    """Every cell of the space, in order: gate-major, then deployment. A deployment two blocks
-    share is one cell of a gate when the gate's scopes are the same (budgets it cannot spend,
-    e.g. record expiries on a session, do not count): the first block names it."""
+def plan(space: Space, out: Path, aliases: Optional[List[dict]] = None) -> List[dict]:
+    """Every cell of the space, in order: gate-major, then deployment. Two deployments are one
+    cell of a gate when the gate's scopes of them are the same (budgets it cannot spend, e.g.
+    record expiries on a session, and a placement of records its transport does not keep, do
+    not count): the first names it, and `aliases` (when given) gets each later one as
+    {policy, block, deployment, scope, same_as: the cell's key}."""
     code = result_code_hash()
     sources = {gate: gate_source(gate) for gate in space.gates}
     cells = []
@@ -48,6 +50,10 @@ def plan(space: Space, out: Path) -> List[dict]:
             scope = cell_scope(deployment, gate, space.client)
             key = cell_key(gate, scope, space.max_states, code, sources[gate])
             if key in planned:
+                if aliases is not None:
+                    aliases.append({"policy": gate, "block": deployment.block,
+                                    "deployment": deployment.key(), "scope": scope.as_dict(),
+                                    "same_as": key})
                 continue
             planned.add(key)
             cells.append({"key": key, "policy": gate, "block": deployment.block,
@@ -95,8 +101,10 @@ def by_scope(cells: List[dict], together: bool = True) -> List[List[dict]]:
 def run_space(space: Space, out: Path, workers: int = 1, scheduler: Optional[str] = None,
               progress: bool = True, together: bool = True) -> Dict[str, object]:
     """Run every unfinished cell, those of one scope together unless `together` is False;
-    returns the cell records (in plan order) and timings."""
-    cells = plan(space, out)
+    returns the cell records (in plan order), the (gate, deployment) pairs that are another's
+    cell (`plan`'s aliases) and timings."""
+    aliases: List[dict] = []
+    cells = plan(space, out, aliases)
     todo = [c for c in cells if _load(c["path"]) is None]
     (out / "cells").mkdir(parents=True, exist_ok=True)
     start = time.perf_counter()
@@ -111,7 +119,7 @@ def run_space(space: Space, out: Path, workers: int = 1, scheduler: Optional[str
     run_pending(by_scope(todo, together),
                 lambda g: (_execute, [c["policy"] for c in g], g[0]["scope"], space.max_states),
                 keep, workers, scheduler, len(cells), "cell", space.title, progress, size=len)
-    return {"records": [_with_plan(c) for c in cells], "cells": len(cells),
+    return {"records": [_with_plan(c) for c in cells], "aliases": aliases, "cells": len(cells),
             "ran": len(todo), "skipped": len(cells) - len(todo),
             "code": {"result_sources": ", ".join(RESULT_SOURCES), "sha256": result_code_hash()},
             "wall_seconds": time.perf_counter() - start,

@@ -28,7 +28,9 @@ A deployment is a `SystemConfig`; an axis is any of its fields except the client
 (`on_404`, `on_409`: set by `client`). Every key and every deployment is validated before
 anything runs: an unknown key, an empty list, an empty space or an invalid value is a
 `ConfigError` naming it. A deployment that two blocks share under the same budgets is explored
-once (the first block names it); under different budgets it is two cells.
+once (the first block names it); under different budgets it is two cells. A gate whose scopes of
+two deployments are the same explores them once too (`cell_scope`: a placement of records its
+transport does not keep; `Scope.as_dict`: a budget it cannot spend).
 """
 from __future__ import annotations
 
@@ -54,6 +56,9 @@ CLIENT_KEYS = ("on_404", "on_409")
 ROW_KEYS = ("transport",)
 SYSTEM_KEYS = tuple(f.name for f in fields(SystemConfig)
                     if f.name not in CLIENT_KEYS + ROW_KEYS)
+#: `execution_record` where the transport keeps no records: its default, which
+#: `SystemConfig.as_dict` leaves out there
+UNREAD_RECORDS = SystemConfig().execution_record
 #: the work, set in [scope] (or an axis) beside the budgets
 WORK_KEYS = ("clients", "messages_per_session", "messages_per_call", "side_effect_every")
 
@@ -103,9 +108,13 @@ def client_profile(gate: str, client: str) -> str:
 
 def cell_scope(deployment: Deployment, gate: str, client: str) -> Scope:
     """The explorer's scope for one (gate, deployment) cell; a stateless row's cell runs the
-    deployment on that transport."""
+    deployment on that transport. Where the row's transport keeps no records (sessions, plain
+    stateless), `execution_record` is read by nothing, so it takes its default: a deployment
+    that differs from another only there is the same cell (`run.plan` explores it once)."""
     system = deployment.system.replace(transport=gate) if gate in STATELESS_ROWS \
         else deployment.system
+    if not system.keeps_records and system.execution_record != UNREAD_RECORDS:
+        system = system.replace(execution_record=UNREAD_RECORDS)
     system = with_client(system, client_profile(gate, client))
     return Scope(system=system, **dict(deployment.budgets))
 
