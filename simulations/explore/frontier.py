@@ -18,7 +18,10 @@ and a search that expands a state another search expanded at the same depth take
 of computing them again. Each search still asks its own gate at every `Reconnect` (and takes
 an outcome only where its gate's decision has the same consequence), and keeps its own visited
 set, order, traces and verdicts, so what it finds is what it finds alone (a test compares the
-two).
+two). A layer keeps a successor state alive only if the search that computed it had not
+visited it (`Offered`): a successor some other search holds in its frontier anyway costs nothing
+to keep, one every search had seen would be kept only for the rare search to which it is new,
+and that search computes it again.
 """
 from __future__ import annotations
 
@@ -73,6 +76,11 @@ def exhausted(budget: Budget) -> FrozenSet[type]:
 #: what a transition led to: (successor, its budgets, its fingerprint, its fingerprint parts,
 #: the (property, hit) pairs of its events)
 Outcome = Tuple[State, Budget, int, Parts, List[Tuple[Property, Hit]]]
+#: an outcome as a layer's searches share it: without the successor and its parts (None) when
+#: the search that computed it had visited the successor already, so that a layer keeps alive
+#: only successors some frontier holds anyway; a search for which such a successor is new
+#: computes the outcome again
+Offered = Tuple[Optional[State], Budget, int, Optional[Parts], List[Tuple[Property, Hit]]]
 #: a frontier entry: (state, budgets left, fingerprint, fingerprint parts, depth)
 Entry = Tuple[State, Budget, int, Parts, int]
 
@@ -219,7 +227,7 @@ class Search:
 
     def _shared_reconnect(self, state: State, budget: Budget, parts: Parts, action: Reconnect,
                           u: int, fp: int, known: Known, k: int,
-                          shared: Any) -> Optional[Outcome]:
+                          shared: Any) -> Optional[Offered]:
         """A Reconnect's outcome under this search's gate: the one another search computed for
         a decision with the same consequence, else computed here and offered; None if the gate
         raised."""
@@ -228,19 +236,25 @@ class Search:
         except GateError as exc:
             self._gate_raised(exc, u, action, fp)
             return None
-        by_consequence: Optional[Dict[Tuple[Any, ...], Outcome]] = known[k]
+        by_consequence: Optional[Dict[Tuple[Any, ...], Offered]] = known[k]
         if by_consequence is None:
             by_consequence = known[k] = {}
         consequence = decision.consequence()
-        outcome = by_consequence.get(consequence)
-        if outcome is None:
+        offered = by_consequence.get(consequence)
+        if offered is None or (offered[0] is None and offered[2] not in self.index):
             outcome = self._outcome(state, budget, parts, action, u, fp, decision)
             if outcome is not None:
-                by_consequence[consequence] = outcome
+                by_consequence[consequence] = self.offer(outcome)
                 shared.computed += 1
-        else:
-            shared.hits += 1
-            shared.reconnects_shared += 1
+            return outcome
+        shared.hits += 1
+        shared.reconnects_shared += 1
+        return offered
+
+    def offer(self, outcome: Outcome) -> Offered:
+        """`outcome` as the layer keeps it for the other searches (`Offered`)."""
+        if outcome[2] in self.index:
+            return None, outcome[1], outcome[2], None, outcome[4]
         return outcome
 
     def expand_layer(self, depth: int, shared: Optional[SharedTransitions] = None) -> None:
@@ -277,6 +291,7 @@ class Search:
                     shared.outcomes[key] = (actions, known)
                 else:
                     actions, known = entry
+            outcome: Optional[Offered]
             for k, action in enumerate(actions):
                 if known is None:
                     outcome = self._outcome(state, budget, parts, action, u, fp)
@@ -285,8 +300,9 @@ class Search:
                                                      known, k, pool)
                 else:
                     outcome = known[k]
-                    if outcome is None:
-                        outcome = known[k] = self._outcome(state, budget, parts, action, u, fp)
+                    if outcome is None or (outcome[0] is None and outcome[2] not in index):
+                        outcome = self._outcome(state, budget, parts, action, u, fp)
+                        known[k] = None if outcome is None else self.offer(outcome)
                         pool.computed += 1
                     else:
                         pool.hits += 1
@@ -308,6 +324,7 @@ class Search:
                                                  "hit")
                         whole, self.cut = False, True
                         break
+                    assert new_state is not None and new_parts is not None   # (`offer`)
                     v = self.add_node(new_fp, new_state, u, action, depth + 1)
                     frontier.append((new_state, spent, new_fp, new_parts, depth + 1))
                 if is_fair(action, state):
