@@ -225,8 +225,9 @@ class State(Record):
     def plain_hash(self) -> int:
         """The hash of the fields that name no client or instance (symmetry reduction), and of
         the shared execution records, which do name clients: a configuration that keeps them is
-        explored without symmetry reduction (`model.symmetry`)."""
-        return hash((self.buffers, self.counter, self.serial, self.next_token, self.rr,
+        explored without symmetry reduction (`model.symmetry`). The round-robin pointer names
+        an instance and is left out (`model.symmetry` renames it where it means one)."""
+        return hash((self.buffers, self.counter, self.serial, self.next_token,
                      self.next_ident, self.records))
 
 

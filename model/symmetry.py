@@ -2,8 +2,11 @@
 
 A fingerprint is the smallest hash of the state under every renaming of clients (slots,
 idents, session owners) and, where the load balancer treats instances alike
-(`random`, `least_connections`), every renaming of instances. Two states that differ only by
-such a renaming get the same fingerprint, so the explorer visits one of them. Like TLC, a
+(`random`, `least_connections`), every renaming of instances; a `round_robin` balancer treats
+them alike up to rotation (instance j called j+r mod n, its pointer moved with them: the
+balancer's scan from the pointer is the same scan renamed), so there instances are renamed by
+every rotation. Two states that differ only by such a renaming get the same fingerprint, so the
+explorer visits one of them. Like TLC, a
 fingerprint is a 64-bit hash: distinct states colliding is possible in principle and
 vanishingly unlikely at these scopes.
 
@@ -25,7 +28,10 @@ from .record import UNHASHED, Record
 from .servers import Instance, SessionRecord
 from .state import Client, State
 
+#: load balancers under which every renaming of instances is a symmetry
 SYMMETRIC_LBS = ("random", "least_connections")
+#: load balancers under which every rotation of instances is a symmetry, their pointer rotated
+ROTATING_LBS = ("round_robin",)
 
 #: True: fingerprints from the component hashes under one canonical renaming (the fast path);
 #: False: from every renamed state built in full (`fingerprint_by_renaming`, the definition;
@@ -46,8 +52,10 @@ def _instance(inst: Instance, cmap: Sequence[int]) -> Instance:
     return inst.replace(sessions=sessions)
 
 
-def rename(state: State, cmap: Sequence[int], imap: Sequence[int]) -> State:
-    """The state with client i called cmap[i] and instance j called imap[j] everywhere."""
+def rename(state: State, cmap: Sequence[int], imap: Sequence[int],
+           pointer: bool = False) -> State:
+    """The state with client i called cmap[i] and instance j called imap[j] everywhere (the
+    round-robin pointer too where `pointer`: where it names an instance)."""
     clients: List = [None] * len(state.clients)
     for c, client in enumerate(state.clients):
         clients[cmap[c]] = _client(client, cmap, imap)
@@ -59,7 +67,8 @@ def rename(state: State, cmap: Sequence[int], imap: Sequence[int]) -> State:
     return state.replace(
         clients=tuple(clients), instances=tuple(instances), registry=registry,
         owners=tuple((t, cmap[c]) for t, c in state.owners),
-        affinity=tuple((t, imap[i]) for t, i in state.affinity))
+        affinity=tuple((t, imap[i]) for t, i in state.affinity),
+        rr=imap[state.rr] if pointer else state.rr)
 
 
 def _client_part(c: Client) -> Tuple[int, int, int]:
@@ -86,24 +95,26 @@ class Parts(Record):
     """A state's hashes with every client and instance reference taken out, and the references:
     enough to hash the state under any renaming without building it."""
 
-    __slots__ = ("clients", "instances", "plain", "naming")
-    _fields = ("clients", "instances", "plain", "naming")
+    __slots__ = ("clients", "instances", "plain", "naming", "pointer")
+    _fields = ("clients", "instances", "plain", "naming", "pointer")
     clients: Final[Tuple[Tuple[int, int, int], ...]]
     instances: Final[Tuple[Tuple[int, Tuple[int, ...]], ...]]
     plain: Final[int]  # the fields no renaming touches
     naming: Final[Tuple[int, tuple, tuple, tuple]]  # _naming_part of registry, owners, affinity
+    pointer: Final[int]  # the round-robin pointer (an instance, renamed where it means one)
 
     def __init__(self, clients: Tuple[Tuple[int, int, int], ...],
                  instances: Tuple[Tuple[int, Tuple[int, ...]], ...], plain: int,
-                 naming: Tuple[int, tuple, tuple, tuple]) -> None:
+                 naming: Tuple[int, tuple, tuple, tuple], pointer: int) -> None:
         self.clients = clients
         self.instances = instances
         self.plain = plain
         self.naming = naming
+        self.pointer = pointer
         self._hash = UNHASHED
 
     def _key(self) -> Tuple[Any, ...]:
-        return (self.clients, self.instances, self.plain, self.naming)
+        return (self.clients, self.instances, self.plain, self.naming, self.pointer)
 
 
 def parts_of(state: State, parent: Optional[State] = None,
@@ -117,7 +128,7 @@ def parts_of(state: State, parent: Optional[State] = None,
     if known is None or parent is None:
         return Parts(tuple([_client_part(c) for c in clients]),
                      tuple([_instance_part(i) for i in instances]),
-                     state.plain_hash(), _naming_part(registry, owners, affinity))
+                     state.plain_hash(), _naming_part(registry, owners, affinity), state.rr)
     before_clients, before_instances = parent.clients, parent.instances
     if clients is before_clients:
         client_parts = known.clients
@@ -135,13 +146,14 @@ def parts_of(state: State, parent: Optional[State] = None,
         naming = known.naming
     else:
         naming = _naming_part(registry, owners, affinity)
-    return Parts(client_parts, instance_parts, state.plain_hash(), naming)
+    return Parts(client_parts, instance_parts, state.plain_hash(), naming, state.rr)
 
 
 def renamed_hash(parts: Parts, cmap: Tuple[int, ...], imap: Tuple[int, ...],
-                 extra: tuple) -> int:
-    """The hash of the state `parts` describes, renamed by (cmap, imap), with `extra`; with
-    identity maps, the hash of the parts themselves."""
+                 extra: tuple, pointer: bool) -> int:
+    """The hash of the state `parts` describes, renamed by (cmap, imap) (its round-robin
+    pointer too where `pointer`), with `extra`; with identity maps, the hash of the parts
+    themselves."""
     clients: List = [None] * len(parts.clients)
     for k, (h, ident, inst) in enumerate(parts.clients):
         clients[cmap[k]] = (h, cmap[ident], imap[inst] if inst >= 0 else -1)
@@ -152,12 +164,13 @@ def renamed_hash(parts: Parts, cmap: Tuple[int, ...], imap: Tuple[int, ...],
     return hash((tuple(clients), tuple(instances), parts.plain,
                  (naming[0], tuple([cmap[c] for c in naming[1]]),
                   tuple([cmap[c] for c in naming[2]]), tuple([imap[i] for i in naming[3]])),
-                 extra))
+                 imap[parts.pointer] if pointer else parts.pointer, extra))
 
 
 def identity_hash(parts: Parts, extra: tuple) -> int:
     """renamed_hash under the identity renaming, without renaming anything."""
-    return hash((parts.clients, parts.instances, parts.plain, parts.naming, extra))
+    return hash((parts.clients, parts.instances, parts.plain, parts.naming, parts.pointer,
+                 extra))
 
 
 def _ranks(keys: List) -> Optional[Tuple[int, ...]]:
@@ -174,6 +187,12 @@ def _ranks(keys: List) -> Optional[Tuple[int, ...]]:
     return tuple(ranks)
 
 
+def _rotation(imap: Tuple[int, ...]) -> bool:
+    """Whether instance j called imap[j] is a rotation (imap[j] = j + r mod n)."""
+    n, r = len(imap), imap[0]
+    return all(imap[j] == (j + r) % n for j in range(n))
+
+
 class Canonicalizer:
     """Fingerprints for one configuration: which renamings are symmetries of it.
 
@@ -182,7 +201,9 @@ class Canonicalizer:
     changes (a component's hash without names, and the hashes of what it refers to). Every
     state of an orbit has the same signatures, so all of them get the same canonical renaming;
     when two signatures tie, the order is ambiguous and the fingerprint is instead the smallest
-    hash over every renaming (also the same for the whole orbit)."""
+    hash over every renaming (also the same for the whole orbit). Where only rotations of
+    instances are symmetries, an order that is no rotation is ambiguous in the same way (the
+    sorting renaming of every state of an orbit is a rotation, or none is)."""
 
     def __init__(self, config: SystemConfig, symmetry: bool = True):
         n_c, n_i = config.clients, config.instances
@@ -190,11 +211,17 @@ class Canonicalizer:
         # part hash takes out: such a configuration is explored without symmetry reduction
         symmetry = symmetry and not config.idempotency
         self.clients_alike = symmetry and n_c > 1
-        self.instances_alike = symmetry and n_i > 1 and config.lb in SYMMETRIC_LBS
+        self.instances_alike = symmetry and n_i > 1 and config.lb in SYMMETRIC_LBS + ROTATING_LBS
+        #: the round-robin pointer names an instance: renamed with them, and only rotations
+        self.pointer_named = self.instances_alike and config.lb in ROTATING_LBS
         client_perms = list(permutations(range(n_c))) if self.clients_alike \
             else [tuple(range(n_c))]
-        instance_perms = list(permutations(range(n_i))) if self.instances_alike \
-            else [tuple(range(n_i))]
+        if not self.instances_alike:
+            instance_perms = [tuple(range(n_i))]
+        elif self.pointer_named:
+            instance_perms = [tuple([(i + r) % n_i for i in range(n_i)]) for r in range(n_i)]
+        else:
+            instance_perms = list(permutations(range(n_i)))
         self.identity = (tuple(range(n_c)), tuple(range(n_i)))
         #: every symmetry of the configuration, the identity first
         self.renamings: List[Tuple[Tuple[int, ...], Tuple[int, ...]]] = [self.identity] + \
@@ -206,10 +233,17 @@ class Canonicalizer:
         if self.instances_alike:
             # an instance is known by its content, and so is the instance a client streams from
             instance_hash = [p[0] for p in parts.instances]
-            imap = _ranks([(h, tuple([client_hash[c] for c in refs]))
-                           for h, refs in parts.instances])
-            if imap is None:
-                return None
+            if self.pointer_named:
+                pointer = parts.pointer
+                imap = _ranks([(h, tuple([client_hash[c] for c in refs]), k == pointer)
+                               for k, (h, refs) in enumerate(parts.instances)])
+                if imap is None or not _rotation(imap):
+                    return None
+            else:
+                imap = _ranks([(h, tuple([client_hash[c] for c in refs]))
+                               for h, refs in parts.instances])
+                if imap is None:
+                    return None
             signatures = [(h, instance_hash[inst] if inst >= 0 else -1)   # hash() is never -1
                           for h, _, inst in parts.clients]
         else:
@@ -228,13 +262,20 @@ class Canonicalizer:
             return identity_hash(parts, extra), parts
         canonical = self.canonical_renaming(parts)
         if canonical is None:
-            return min(renamed_hash(parts, cmap, imap, extra)
+            pointer = self.pointer_named
+            return min(renamed_hash(parts, cmap, imap, extra, pointer)
                        for cmap, imap in self.renamings), parts
         if canonical == self.identity:   # the same value, without renaming anything
             return identity_hash(parts, extra), parts
-        return renamed_hash(parts, canonical[0], canonical[1], extra), parts
+        return renamed_hash(parts, canonical[0], canonical[1], extra, self.pointer_named), parts
+
+    def rename(self, state: State, cmap: Sequence[int], imap: Sequence[int]) -> State:
+        """`rename` as a symmetry of this configuration (the pointer renamed where it names an
+        instance)."""
+        return rename(state, cmap, imap, self.pointer_named)
 
     def fingerprint_by_renaming(self, state: State, extra: tuple = ()) -> int:
         """A fingerprint with the same partition of states, computed by building every renamed
         state (slow: the definition the fast path is tested against)."""
-        return min(hash((rename(state, cmap, imap), extra)) for cmap, imap in self.renamings)
+        return min(hash((self.rename(state, cmap, imap), extra))
+                   for cmap, imap in self.renamings)
