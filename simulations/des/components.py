@@ -40,6 +40,13 @@ class ClientProcess:
     """One client: initialize, apply what arrives, persist its cursor every k events, reconnect
     with its profile's backoff, re-initialize or give up as the profile says, then leave.
 
+    What arrives is applied by the client's reader, not its process: a chain of timer
+    callbacks that applies the messages in flight one per network latency, in order, for as
+    long as the stream that carried them stays open (a tick of a stream closed since is void).
+    The process sleeps through the data: it wakes when the stream closes, when the last
+    message is applied, or at the idle or call deadline, which data only moves later (a
+    deadline reached early is computed again and slept to).
+
     A profile with a request timeout (the TypeScript SDK's 60 s) also gives up when a call's
     result has not arrived that long after the call began (at initialize, or when the previous
     call's result was applied), whatever the stream is doing: a stream that stays open and
@@ -57,8 +64,40 @@ class ClientProcess:
         #: a call's timeout (None: none; a task's POST is answered at once with its handle)
         self.request_timeout = None if world.system.tasks else world.profile.request_timeout
         self._wake = world.env.event()
+        self.closes = 0                  # streams closed so far: names the open stream
+        self.reading: Optional[int] = None   # the stream whose next reader tick is scheduled
         world.clients[ident] = self
         world.env.process(self.run())
+
+    def sent(self) -> None:
+        """A message was sent live on this client's stream. A task's poll held open is thereby
+        answered: the process wakes too (no repeated poll is counted while it reads)."""
+        self.feed()
+        if self.world.system.tasks:
+            self.wake()
+
+    def feed(self) -> None:
+        """Messages are in flight on the open stream: make sure a reader tick is due."""
+        if self.reading != self.closes and self.present:
+            self.reading = self.closes
+            tick = self.world.env.timeout(self.world.timing.latency, self.closes)
+            tick.callbacks.append(self._read)
+
+    def _read(self, tick) -> None:
+        """A reader tick: apply the next message in flight, then schedule the next tick or,
+        where the process must act on it, wake the process (the session's last message; a
+        task's poll answered, after which the client polls again)."""
+        if tick._value != self.closes or not self.present:
+            return                       # the stream it read has closed since
+        self.reading = None
+        client = self._client()
+        if client.phase == "open" and client.inflight:
+            self._deliver()
+            client = self._client()
+        if client.phase == "open" and client.inflight:
+            self.feed()
+        elif self.world.system.tasks or self._finished(client):
+            self.wake()
 
     def wake(self) -> None:
         if not self._wake.triggered:
@@ -70,6 +109,7 @@ class ClientProcess:
         polled = self.world.system.tasks and reason == "server_close"  # a poll answered
         if self.broken_at is None and reason not in NOT_BREAKS and not polled:
             self.broken_at = self.world.env.now
+        self.closes += 1
         self.wake()
 
     def _client(self):
@@ -91,11 +131,9 @@ class ClientProcess:
     def run(self):
         w, env = self.world, self.world.env
         t, profile, slot = w.timing, w.profile, self.slot
-        messages = w.system.messages_per_session
         while True:
             client = w.state.clients[slot]
-            if len(client.applied) + len(client.missed) >= messages and \
-                    len({k for k, _ in client.applied} | client.missed) >= messages:
+            if self._finished(client):
                 return self._leave("done")
             if client.phase == "failed":
                 return self._leave("failed")
@@ -103,12 +141,8 @@ class ClientProcess:
                 return self._leave("gave_up")
             if client.phase == "open":
                 if client.inflight:
-                    yield env.timeout(t.latency)
-                    client = w.state.clients[slot]
-                    if client.phase == "open" and client.inflight:
-                        self._deliver()
-                    continue
-                if w.system.tasks:       # held on a "working" answer that never changes:
+                    self.feed()          # the reader applies them; the process sleeps
+                elif w.system.tasks:     # held on a "working" answer that never changes:
                     self._wake = env.event()     # the client polls again and again, each
                     yield first_of(env, self._wake, t.poll_interval)   # poll a request
                     if self._client().phase == "open" and not self._client().inflight:
@@ -117,11 +151,12 @@ class ClientProcess:
                 idle_left = self.last_data + t.idle_timeout - env.now
                 if w.system.stateless:   # the server pings a silent POST response (the MCP
                     idle_left = float("inf")   # Python SDK 2.3): no LB idle timeout ends it
-                if idle_left <= 0:
+                if idle_left <= 0 and not client.inflight:
                     w.apply(IdleTimeout(self.slot))
                     continue
-                self._wake = env.event()
-                yield first_of(env, self._wake, min(idle_left, self._call_time_left()))
+                sleep = min(idle_left, self._call_time_left())
+                self._wake = env.event()          # (a deadline passed with data in flight:
+                yield first_of(env, self._wake, sleep if sleep > 0 else t.latency)  # its tick)
                 continue
             # new, needs_init or idle: send a request after the backoff (a stateless client
             # re-issues its unfinished calls on the same schedule as a reconnect); a client
@@ -155,6 +190,12 @@ class ClientProcess:
                 self.last_data = env.now
                 if action is Init:        # a new session's first call starts now
                     self.call_since = env.now
+
+    def _finished(self, client) -> bool:
+        """Every message of the session applied or known missed."""
+        messages = self.world.system.messages_per_session
+        return len(client.applied) + len(client.missed) >= messages and \
+            len({k for k, _ in client.applied} | client.missed) >= messages
 
     def _polled(self, events) -> None:
         """A poll that finds the task lost (no record) or orphaned (no worker) is where the
@@ -213,25 +254,29 @@ class ClientFaults:
 class SessionWorker:
     """Runs a session's calls: emits its next message at exponential intervals while an
     instance holds the session at its current generation; stops when there is nothing to do
-    (the world restarts it when the session is recreated)."""
+    (the world restarts it when the session is recreated). A chain of timer callbacks rather
+    than a process: each tick emits and schedules the next."""
 
     def __init__(self, world: World, token: int):
         self.world, self.token = world, token
         world.workers.add(token)
-        world.env.process(self.run())
-
-    def run(self):
-        w, token = self.world, self.token
-        env, system, interval = w.env, w.system, w.timing.event_interval
-        record = tget(w.state.registry, token)
+        record = tget(world.state.registry, token)
         owner = record.client if record is not None else self._owner()
-        rng = w.streams.rng("work", owner if owner is not None else 0)
-        while True:
-            yield env.timeout(rng.exponential(interval))
-            if not emit_possible(w.state, system, token):
-                break
-            w.apply(Emit(token))
-        w.workers.discard(token)
+        self.rng = world.streams.rng("work", owner if owner is not None else 0)
+        self.interval = world.timing.event_interval
+        self._schedule()
+
+    def _schedule(self) -> None:
+        tick = self.world.env.timeout(self.rng.exponential(self.interval))
+        tick.callbacks.append(self._tick)
+
+    def _tick(self, _tick) -> None:
+        w = self.world
+        if not emit_possible(w.state, w.system, self.token):
+            w.workers.discard(self.token)
+            return
+        w.apply(Emit(self.token))
+        self._schedule()
 
     def _owner(self) -> Optional[int]:
         for inst in self.world.state.instances:

@@ -166,7 +166,7 @@ class World:
         for ident in event.live_to:
             proc = self.clients.get(ident)
             if proc is not None:  # no process while a script drives the client
-                proc.wake()
+                proc.sent()
 
     def _stream_closed(self, event: StreamClosed, now: float) -> None:
         proc = self.clients.get(event.client)
