@@ -87,7 +87,7 @@ class ClientProcess:
         """A reader tick: apply the next message in flight, then schedule the next tick or,
         where the process must act on it, wake the process (the session's last message; a
         task's poll answered, after which the client polls again)."""
-        if tick._value != self.closes or not self.present:
+        if tick.value != self.closes or not self.present:
             return                       # the stream it read has closed since
         self.reading = None
         client = self._client()
