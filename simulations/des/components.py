@@ -5,7 +5,7 @@ goes through `World.apply`, so the protocol logic lives only in `model/`.
 """
 from __future__ import annotations
 
-from typing import Optional
+from typing import Any, Dict, Optional, Tuple
 
 from model import (
     Arrive,
@@ -227,28 +227,36 @@ class ClientProcess:
 
 
 class ClientFaults:
-    """Network drops of the client's open stream and restarts of its process (Poisson)."""
+    """Network drops of the client's open stream and restarts of its process (Poisson): for
+    each, a chain of timer callbacks (the tick's value names the fault) that ends once the
+    client has left."""
 
     def __init__(self, world: World, client: ClientProcess):
         self.world, self.client = world, client
-        if world.timing.drop_rate > 0:
-            world.env.process(self.run("drop", world.timing.drop_rate))
-        if world.timing.client_restart_rate > 0:
-            world.env.process(self.run("restart", world.timing.client_restart_rate))
+        self.draws: Dict[str, Tuple[Any, float]] = {}      # fault -> (its stream, mean gap)
+        for kind, rate in (("drop", world.timing.drop_rate),
+                           ("restart", world.timing.client_restart_rate)):
+            if rate > 0:
+                self.draws[kind] = (world.streams.rng(kind, client.ident), 1.0 / rate)
+                self._schedule(kind)
 
-    def run(self, kind: str, rate: float):
-        w, c = self.world, self.client
-        rng = w.streams.rng(kind, c.ident)
-        while c.present:
-            yield w.env.timeout(rng.exponential(1.0 / rate))
-            if not c.present:
-                return
-            phase = w.state.clients[c.slot].phase
-            if kind == "drop" and phase == "open":
-                w.apply(Disconnect(c.slot))
-            elif kind == "restart" and phase not in ("new", "gone"):
-                w.apply(ClientRestart(c.slot))
-                c.wake()
+    def _schedule(self, kind: str) -> None:
+        rng, mean = self.draws[kind]
+        tick = self.world.env.timeout(rng.exponential(mean), kind)
+        tick.callbacks.append(self._fault)
+
+    def _fault(self, tick) -> None:
+        w, c, kind = self.world, self.client, tick.value
+        if not c.present:
+            return
+        phase = w.state.clients[c.slot].phase
+        if kind == "drop" and phase == "open":
+            w.apply(Disconnect(c.slot))
+        elif kind == "restart" and phase not in ("new", "gone"):
+            w.apply(ClientRestart(c.slot))
+            c.wake()
+        if c.present:
+            self._schedule(kind)
 
 
 class SessionWorker:
