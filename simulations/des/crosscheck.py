@@ -17,8 +17,9 @@ from model import initial_state, is_enabled, resolve_gate
 from model.actions import live_tokens
 
 from ..script import Route, Scenario, Settle, resolve_route
-from .components import ClientProcess, Reaper, RecordExpiry, start_worker
+from .components import ClientProcess
 from .config import DesConfig, Timing
+from .servers import Reaper, RecordExpiry, start_worker
 from .world import World
 
 QUIET = dict(arrival_rate=0.0, drop_rate=0.0, client_restart_rate=0.0, restart_period=0.0,

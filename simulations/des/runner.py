@@ -17,9 +17,10 @@ import simpy
 from model import VIOLATIONS, resolve_gate
 from model.policies import STATELESS_ROWS, Gate, GateFunction, no_resumption
 
-from .components import Arrivals, Fleet, Reaper, RecordExpiry, start_worker
+from .components import Arrivals
 from .config import DesConfig, from_mapping, parse_row
 from .footprint import MemorySampler
+from .servers import Fleet, Reaper, RecordExpiry, start_worker
 from .world import REQUEST_KINDS, World
 
 
