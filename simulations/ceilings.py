@@ -10,7 +10,8 @@ also measures the model without its engine, in the same process and on the same 
   components, no property monitor;
 - `model_bfs`: a breadth-first search that does only what the model demands of any search
   (enabled actions, `model.apply`, the canonical fingerprint under symmetry, a visited set):
-  no property hits, no traces, no liveness graph. It reaches exactly the explorer's states.
+  no property hits, no traces, no liveness graph. It reaches exactly the states of the
+  explorer's search without subsumption.
 
 Their rates over the yardsticks are the best ratio any engine driving this model could reach;
 the engine's own rate over them is how much of its time the engine adds.
@@ -27,7 +28,7 @@ from model.symmetry import Canonicalizer
 
 from .des.config import DesConfig
 from .des.runner import build_world
-from .explore.frontier import exhausted, spend
+from .explore.budgets import exhausted, spend
 from .explore.scope import Scope
 from .runtime import cyclic_gc_paused
 

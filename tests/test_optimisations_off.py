@@ -9,7 +9,9 @@ does not decide and every resumption two gates decide alike (off: one exploratio
 This runs cells of the reduced verification space, the whole incident matrix and DES
 replications with the first two on and off, and explorations and a verification run together
 and one by one, and compares everything but CPU time. (Compiling the model and the explorer
-is the fourth; tests/test_compiled.py compares it with the sources the same way.)
+is the fourth; tests/test_compiled.py compares it with the sources the same way. Budget
+subsumption, which changes how many states a search visits but not what it finds, is the fifth:
+tests/test_subsumption.py.)
 """
 from pathlib import Path
 

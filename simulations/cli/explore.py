@@ -54,6 +54,9 @@ def add_parser(verbs) -> None:
                         "matrix: the MCP Python SDK client for the sdk policy, a spec client "
                         f"otherwise) or a profile ({', '.join(PROFILES)})")
     p.add_argument("--no-symmetry", action="store_true", help="turn symmetry reduction off")
+    p.add_argument("--no-subsumption", action="store_true",
+                   help="visit every state, also those whose fault budgets a reached state "
+                        "with the same model state covers (same verdicts, more states)")
     p.add_argument("--max-states", type=int, metavar="N", help="stop after N distinct states")
     p.add_argument("--graphml", type=Path, metavar="PATH",
                    help="write the state graph as GraphML, counterexample paths marked "
@@ -113,7 +116,8 @@ def run(args: argparse.Namespace) -> int:
     graph = args.graphml is not None
     with cyclic_gc_paused():
         result = explore(scope, policy, symmetry=not args.no_symmetry,
-                         max_states=args.max_states, graph=graph)
+                         max_states=args.max_states, graph=graph,
+                         subsumption=not args.no_subsumption)
     verdicts = result.verdicts()
     files = []
     if args.graphml is not None:

@@ -1,7 +1,7 @@
 """The interleaving explorer: every order of the model's transitions within a bounded scope.
 
-Its inner loop (frontier.py, liveness.py) loads compiled when a current build exists beside the
-compiled model (simulations/explore/native.py); `BUILD` says which.
+Its inner loop (budgets.py, frontier.py, liveness.py) loads compiled when a current build exists
+beside the compiled model (simulations/explore/native.py); `BUILD` says which.
 """
 from . import native as _native
 

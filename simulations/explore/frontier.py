@@ -27,14 +27,12 @@ from __future__ import annotations
 
 from array import array
 from collections import deque
-from typing import Any, Callable, Deque, Dict, FrozenSet, List, Optional, Tuple
+from typing import Any, Callable, Deque, Dict, FrozenSet, List, Optional, Set, Tuple
 
 from model import (
     Decision,
-    Drain,
     GateError,
     Reconnect,
-    Stop,
     apply,
     decision_of,
     enabled_actions,
@@ -46,41 +44,24 @@ from model.properties import COST, PROPERTIES, SAFETY, SOMETIMES, Hit, Property,
 from model.state import State
 from model.symmetry import Canonicalizer, Parts
 
+from .budgets import Budget, Dominance, exhausted, spend, split
 from .liveness import LivenessGraph, is_fair
-from .scope import BUDGET_NAMES, BUDGETED, Scope
+from .scope import Scope
 from .verdict import Finding
 
-Budget = Tuple[int, ...]
-_SPEND: Dict[type, int] = {kind: BUDGET_NAMES.index(name) for name, kind in BUDGETED.items()}
 _WAITING: Callable[..., Optional[str]] = next(
     p.waiting for p in PROPERTIES if p.kind == "liveness" and p.waiting is not None)
 
 
-def spend(budget: Budget, action: object) -> Budget:
-    """The budgets left after `action` (listed only while its budget lasts: `exhausted`)."""
-    index = _SPEND.get(type(action))
-    if index is None:
-        return budget
-    return budget[:index] + (budget[index] - 1,) + budget[index + 1:]
-
-
-def exhausted(budget: Budget) -> FrozenSet[type]:
-    """The action kinds a state with these budgets left may not take: those whose budget is
-    spent, and drains once no restart is left (a drain only leads to a stop)."""
-    spent = {kind for kind, index in _SPEND.items() if budget[index] == 0}
-    if Stop in spent:
-        spent.add(Drain)
-    return frozenset(spent)
-
-
 #: what a transition led to: (successor, its budgets, its fingerprint, its fingerprint parts,
-#: the (property, hit) pairs of its events)
-Outcome = Tuple[State, Budget, int, Parts, List[Tuple[Property, Hit]]]
+#: the (property, hit) pairs of its events, its class's fingerprint, its unfair budgets)
+Outcome = Tuple[State, Budget, int, Parts, List[Tuple[Property, Hit]], int, Budget]
 #: an outcome as a layer's searches share it: without the successor and its parts (None) when
 #: the search that computed it had visited the successor already, so that a layer keeps alive
 #: only successors some frontier holds anyway; a search for which such a successor is new
 #: computes the outcome again
-Offered = Tuple[Optional[State], Budget, int, Optional[Parts], List[Tuple[Property, Hit]]]
+Offered = Tuple[Optional[State], Budget, int, Optional[Parts], List[Tuple[Property, Hit]],
+                int, Budget]
 #: a frontier entry: (state, budgets left, fingerprint, fingerprint parts, depth)
 Entry = Tuple[State, Budget, int, Parts, int]
 
@@ -113,9 +94,12 @@ class Search:
     transitions into findings (into `result`, an `Exploration`)."""
 
     def __init__(self, scope: Scope, gate: Gate, symmetry: bool, graph: bool, result: Any,
-                 max_states: Optional[int] = None, max_depth: Optional[int] = None):
+                 max_states: Optional[int] = None, max_depth: Optional[int] = None,
+                 subsumption: bool = True):
         self.scope, self.gate, self.config = scope, gate, scope.system
         self.max_states, self.max_depth = max_states, max_depth
+        # a graph is the whole state graph: no state is skipped for it
+        self.subsumption = subsumption and not graph
         self.canon = Canonicalizer(self.config, symmetry)
         self.result = result
         self.transitions = 0                 # counted here, copied into `result` by `close`
@@ -123,18 +107,27 @@ class Search:
         result.sometimes = {p.name: (False if p.applies(self.config) else None)
                             for p in PROPERTIES if p.kind == SOMETIMES}
         # The visited set: fingerprint -> node index, and per node index (compact arrays) its
-        # parent's index and the action taken there (an index into `actions`, each distinct
-        # action kept once); the node's fingerprint is self.live.fps[index].
+        # fingerprint, its class, its parent's index and the action taken there (an index
+        # into `actions`, each distinct action kept once).
         self.index: Dict[int, int] = {}
+        self.fps = array("q")
+        self.node_class = array("q")
         self.parent = array("q")
         self.via = array("l")
         self.actions: List[object] = []
         self.action_ids: Dict[object, int] = {}
+        # Classes (a model state with its fair budgets: budgets.py): class fingerprint ->
+        # class index; the liveness graph is over classes.
+        self.classes: Dict[int, int] = {}
         self.live = LivenessGraph()
+        self.dominance = Dominance()
+        self.subsumed: Set[int] = set()      # fingerprints of the states skipped: covered
+        #                                      within their class (once covered, always)
         self.kinds: Dict[type, int] = {}     # transitions per action kind
         self.exhausted: Dict[Budget, FrozenSet[type]] = {}
-        self.budgets: Dict[Budget, Budget] = {}   # one tuple per distinct budget (the
-        #                                         frontier holds many states with the same)
+        # per distinct budget (the frontier holds many states with the same): the one tuple
+        # kept, its fair budgets and its others (`budgets.split`)
+        self.budgets: Dict[Budget, Tuple[Budget, Budget, Budget]] = {}
         self.frontier: Deque[Entry] = deque()
         self.cut = False
         self.graph: Any = None
@@ -142,9 +135,11 @@ class Search:
             import networkx as nx
             self.graph = result.graph = nx.DiGraph()
             result.parents = {}
-        state0, budget0 = initial_state(self.config), scope.budgets()
-        fp0, parts0 = self.canon.fingerprint(state0, budget0)
-        self.add_node(fp0, state0, -1, None, 0)
+        state0 = initial_state(self.config)
+        budget0, fair0, unfair0 = self.split(scope.budgets())
+        class0, parts0 = self.canon.fingerprint(state0, fair0)
+        fp0 = hash((class0, unfair0))
+        self.add_node(fp0, class0, unfair0, state0, -1, None, 0)
         self.frontier.append((state0, budget0, fp0, parts0, 0))
 
     @property
@@ -152,10 +147,30 @@ class Search:
         """Something is left to expand."""
         return bool(self.frontier) and not self.cut
 
-    def add_node(self, fp: int, state: State, parent: int, action: object, depth: int) -> int:
-        """Record a newly reached state (parent -1: the initial state); returns its index."""
-        cause = _WAITING(state, self.config)
-        idx = self.index[fp] = self.live.add_node(fp, cause)
+    def split(self, budget: Budget) -> Tuple[Budget, Budget, Budget]:
+        """(the budget tuple kept for `budget`, its fair budgets, its others)."""
+        known = self.budgets.get(budget)
+        if known is None:
+            fair, unfair = split(budget)
+            known = self.budgets[budget] = (budget, fair, unfair)
+        return known
+
+    def add_node(self, fp: int, class_fp: int, unfair: Budget, state: State, parent: int,
+                 action: object, depth: int) -> int:
+        """Record a newly reached state (parent -1: the initial state) of the class
+        `class_fp`, with unfair budgets `unfair`; returns its index."""
+        idx = len(self.fps)
+        klass = self.classes.get(class_fp)
+        if klass is None:
+            klass = self.classes[class_fp] = self.live.add_class(
+                idx, _WAITING(state, self.config))
+            if self.subsumption:
+                self.dominance.add_class(unfair)
+        elif self.subsumption:
+            self.dominance.add(klass, unfair)
+        self.index[fp] = idx
+        self.fps.append(fp)
+        self.node_class.append(klass)
         self.parent.append(parent)
         if action is None:
             self.via.append(-1)
@@ -166,9 +181,8 @@ class Search:
                 self.actions.append(action)
             self.via.append(code)
         if self.graph is not None:
-            self.graph.add_node(fp, depth=depth, waiting=cause is not None)
-            self.result.parents[fp] = None if parent < 0 else \
-                (self.live.fps[parent], action)
+            self.graph.add_node(fp, depth=depth, waiting=self.live.cause[klass] >= 0)
+            self.result.parents[fp] = None if parent < 0 else (self.fps[parent], action)
         return idx
 
     def path(self, idx: int) -> List[object]:
@@ -188,7 +202,7 @@ class Search:
             elif prop.kind == COST:
                 if prop.name not in r.costs:
                     r.costs[prop.name] = Finding(prop.name, hit.detail,
-                                                 self.path(u) + [action], self.live.fps[u],
+                                                 self.path(u) + [action], self.fps[u],
                                                  hit.cause)
             elif prop.kind == SAFETY:   # judged or diagnostic: findings_of's safety ones
                 self._found(prop.name, hit.cause, hit.detail, u, action)
@@ -197,7 +211,7 @@ class Search:
         r = self.result
         if (name, cause) in r.by_cause:
             return
-        finding = Finding(name, detail, self.path(u) + [action], self.live.fps[u], cause)
+        finding = Finding(name, detail, self.path(u) + [action], self.fps[u], cause)
         r.by_cause[(name, cause)] = finding
         r.violations.setdefault(name, finding)
 
@@ -219,11 +233,10 @@ class Search:
         except GateError as exc:
             self._gate_raised(exc, u, action, fp)
             return None
-        spent = spend(budget, action)
-        spent = self.budgets.setdefault(spent, spent)
+        spent, fair, unfair = self.split(spend(budget, action))
         hits: List[Tuple[Property, Hit]] = [pair for event in events for pair in hits_of(event)]
-        new_fp, new_parts = self.canon.fingerprint(new_state, spent, state, parts)
-        return new_state, spent, new_fp, new_parts, hits
+        class_fp, new_parts = self.canon.fingerprint(new_state, fair, state, parts)
+        return new_state, spent, hash((class_fp, unfair)), new_parts, hits, class_fp, unfair
 
     def _shared_reconnect(self, state: State, budget: Budget, parts: Parts, action: Reconnect,
                           u: int, fp: int, known: Known, k: int,
@@ -241,7 +254,7 @@ class Search:
             by_consequence = known[k] = {}
         consequence = decision.consequence()
         offered = by_consequence.get(consequence)
-        if offered is None or (offered[0] is None and offered[2] not in self.index):
+        if self.stale(offered):
             outcome = self._outcome(state, budget, parts, action, u, fp, decision)
             if outcome is not None:
                 by_consequence[consequence] = self.offer(outcome)
@@ -251,10 +264,15 @@ class Search:
         shared.reconnects_shared += 1
         return offered
 
+    def stale(self, offered: Optional[Offered]) -> bool:
+        """Nothing was offered, or only without the successor, which is new to this search:
+        compute the outcome here."""
+        return offered is None or (offered[0] is None and offered[2] not in self.index)
+
     def offer(self, outcome: Outcome) -> Offered:
         """`outcome` as the layer keeps it for the other searches (`Offered`)."""
         if outcome[2] in self.index:
-            return None, outcome[1], outcome[2], None, outcome[4]
+            return None, outcome[1], outcome[2], None, outcome[4], outcome[5], outcome[6]
         return outcome
 
     def expand_layer(self, depth: int, shared: Optional[SharedTransitions] = None) -> None:
@@ -263,7 +281,8 @@ class Search:
         this depth (a Reconnect's where their gates' decisions had the same consequence), and
         offer the ones computed here."""
         frontier, result, index, live = self.frontier, self.result, self.index, self.live
-        kinds = self.kinds
+        kinds, classes, node_class = self.kinds, self.classes, self.node_class
+        subsumption, dominance = self.subsumption, self.dominance
         pool: Any = shared       # not None wherever `known` is
         if shared is not None:
             shared.layer(depth)
@@ -275,6 +294,9 @@ class Search:
                     result.incomplete.append(f"depth budget ({self.max_depth} steps) hit")
                 continue
             u, whole = index[fp], True
+            # a class's fair edges are the same from each of its states: recorded once
+            uc = node_class[u]
+            fair_edges = not live.done[uc]
             without = self.exhausted.get(budget)
             if without is None:
                 without = self.exhausted[budget] = exhausted(budget)
@@ -300,7 +322,7 @@ class Search:
                                                      known, k, pool)
                 else:
                     outcome = known[k]
-                    if outcome is None or (outcome[0] is None and outcome[2] not in index):
+                    if self.stale(outcome):
                         outcome = self._outcome(state, budget, parts, action, u, fp)
                         known[k] = None if outcome is None else self.offer(outcome)
                         pool.computed += 1
@@ -309,7 +331,7 @@ class Search:
                 if outcome is None:
                     whole = False
                     continue
-                new_state, spent, new_fp, new_parts, hits = outcome
+                new_state, spent, new_fp, new_parts, hits, class_fp, unfair = outcome
                 self.transitions += 1
                 kind = type(action)
                 kinds[kind] = kinds.get(kind, 0) + 1
@@ -318,19 +340,27 @@ class Search:
                 if self.graph is not None:
                     self.graph.add_edge(fp, new_fp, action=type(action).__name__)
                 v = index.get(new_fp)
-                if v is None:
-                    if self.max_states is not None and len(index) >= self.max_states:
-                        result.incomplete.append(f"state budget ({self.max_states:,} states) "
-                                                 "hit")
-                        whole, self.cut = False, True
-                        break
-                    assert new_state is not None and new_parts is not None   # (`offer`)
-                    v = self.add_node(new_fp, new_state, u, action, depth + 1)
-                    frontier.append((new_state, spent, new_fp, new_parts, depth + 1))
-                if is_fair(action, state):
-                    live.add_edge(u, v)
+                if v is not None:
+                    vc = node_class[v]
+                else:
+                    vc = classes.get(class_fp, -1)
+                    if subsumption and vc >= 0 and dominance.covered(vc, unfair):
+                        self.subsumed.add(new_fp)   # a reached state of its class covers it
+                    else:
+                        if self.max_states is not None and len(index) >= self.max_states:
+                            result.incomplete.append(
+                                f"state budget ({self.max_states:,} states) hit")
+                            whole, self.cut = False, True
+                            break
+                        assert new_state is not None and new_parts is not None   # (`offer`)
+                        v = self.add_node(new_fp, class_fp, unfair, new_state, u, action,
+                                          depth + 1)
+                        vc = node_class[v]
+                        frontier.append((new_state, spent, new_fp, new_parts, depth + 1))
+                if fair_edges and is_fair(action, state):
+                    live.add_edge(uc, vc)
             if whole:
-                live.expanded(u)
+                live.expanded(uc)
 
     def close(self) -> None:
         """Copy what the search counted into its result (before the liveness verdict)."""
@@ -338,3 +368,4 @@ class Search:
         result.transitions = self.transitions
         result.depth = self.depth
         result.states = len(self.index)
+        result.subsumed = len(self.subsumed)

@@ -9,10 +9,21 @@ cursors: faults are never assumed to come to the rescue). Such a run ends in a b
 connected component of the graph of fair transitions: fair progress never leaves it. So the
 check is: a reachable state, in a bottom component of the fair graph, where a client waits.
 
-Only compact arrays are kept (node fingerprints, a waiting cause per node, fair edges as index
-pairs); the components come from scipy's sparse-graph routine, so the check scales with the
-explorer. On a truncated search a component with an unexpanded state may not be bottom at all:
-such components never count as witnesses, and leave the verdict unknown when nothing else does.
+The graph's nodes are classes of states, not states: a class is a model state (up to symmetry)
+with the budgets fair transitions spend (sessions for Init, restarts for the Stop that completes
+a drain). A fair transition never spends another budget, and which fair actions a state has
+depends on its model state and those two budgets only, so every state of a class has the same
+fair successors' classes, and a state is in a bottom component of the fair graph of states
+exactly when its class is in one of the graph of classes. A class's fair edges are therefore
+recorded once, from the first of its states to be fully expanded, and its shortest witness is
+its first state in breadth-first order. (This is also what lets the explorer skip states whose
+fault budgets another state of their class covers: `frontier`.)
+
+Only compact arrays are kept (per class its first state and a waiting cause, fair edges as
+index pairs); the components come from scipy's sparse-graph routine, so the check scales with
+the explorer. On a truncated search a component with an unexpanded class may not be bottom at
+all: such components never count as witnesses, and leave the verdict unknown when nothing else
+does.
 """
 from __future__ import annotations
 
@@ -40,26 +51,27 @@ def is_fair(action, state) -> bool:
 
 
 class LivenessGraph:
-    """The fair transitions of an exploration, as compact arrays."""
+    """The fair transitions of an exploration between classes of states, as compact arrays."""
 
     def __init__(self) -> None:
-        self.fps = array("q")          # node index -> fingerprint
-        self.cause = array("b")        # node index -> waiting cause code (-1: nobody waits)
-        self.done = bytearray()        # node index -> 1 when every transition was tried
+        self.first = array("q")        # class -> index of its first state (breadth-first)
+        self.cause = array("b")        # class -> waiting cause code (-1: nobody waits)
+        self.done = bytearray()        # class -> 1 once a state of it was fully expanded
         self.src = array("q")
         self.dst = array("q")
         self.causes: List[str] = []    # cause code -> cause
 
-    def add_node(self, fp: int, cause: Optional[str]) -> int:
+    def add_class(self, first: int, cause: Optional[str]) -> int:
+        """A new class, reached first at state index `first`; returns its index."""
         code = -1
         if cause is not None:
             if cause not in self.causes:
                 self.causes.append(cause)
             code = self.causes.index(cause)
-        self.fps.append(fp)
+        self.first.append(first)
         self.cause.append(code)
         self.done.append(0)
-        return len(self.fps) - 1
+        return len(self.first) - 1
 
     def add_edge(self, u: int, v: int) -> None:
         self.src.append(u)
@@ -68,13 +80,13 @@ class LivenessGraph:
     def expanded(self, u: int) -> None:
         self.done[u] = 1
 
-    def stuck_nodes(self) -> Tuple[Dict[str, int], bool]:
-        """({cause: the first node index where a client waits forever for it}, whether some
+    def stuck_classes(self) -> Tuple[Dict[str, int], bool]:
+        """({cause: the first class where a client waits forever for it}, whether some
         candidate's component could not be fully expanded)."""
-        n = len(self.fps)
+        n = len(self.first)
         src = np.frombuffer(self.src, dtype=np.int64) if len(self.src) else np.zeros(0, np.int64)
         dst = np.frombuffer(self.dst, dtype=np.int64) if len(self.dst) else np.zeros(0, np.int64)
-        matrix = csr_matrix((np.ones(len(src), dtype=np.int8), (src, dst)), shape=(n, n))
+        matrix = csr_matrix((np.ones(len(src), dtype=bool), (src, dst)), shape=(n, n))
         count, comp = connected_components(matrix, directed=True, connection="strong")
         not_bottom = np.zeros(count, dtype=bool)
         leaving = comp[src] != comp[dst]
@@ -91,15 +103,17 @@ class LivenessGraph:
                 witness[name] = int(hits[0])   # BFS order: the first is a shallowest one
         return witness, bool(np.any(candidate & unexpanded[comp]))
 
-    def verdict(self, name: str, result, path_to: Callable[[int], List]):
+    def verdict(self, name: str, result, path_to: Callable[[int], List],
+                fp_of: Callable[[int], int]):
         """The liveness Verdict for an Exploration (shortest path into a stuck component);
-        `path_to(node)` gives the actions from the initial state to a node."""
-        witness, undetermined = self.stuck_nodes()
+        `path_to(state)` gives the actions from the initial state to a state index, `fp_of`
+        its fingerprint."""
+        witness, undetermined = self.stuck_classes()
         causes = {}
-        for cause, node in sorted(witness.items(), key=lambda kv: kv[1]):
-            fp = self.fps[node]
+        for cause, klass in sorted(witness.items(), key=lambda kv: kv[1]):
+            node = self.first[klass]
             causes[cause] = Finding(name, f"a client waits forever ({cause})",
-                                    path_to(node), fp, cause)
+                                    path_to(node), fp_of(node), cause)
         if causes:
             first = min(causes.values(), key=lambda f: len(f.actions))
             return Verdict(name, VIOLATED, first, causes=dict(sorted(causes.items())))

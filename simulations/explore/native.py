@@ -1,11 +1,12 @@
 """Where the explorer's inner loop loads from: a compiled build beside the model's, or source.
 
-`python -m simulations compile` compiles `ENGINE_MODULES` (the breadth-first search and the
-liveness bookkeeping, which run once per transition) with mypyc in a group of their own, next
-to the model's group, into `simulations/explore/_native/`, stamped with a digest of the model's
-sources and theirs: the build calls into the compiled model directly, so it is used only while
-the compiled model is in use and both are exactly the sources it was made from. Otherwise
-these modules load from source, with the same results (tests/test_compiled.py compares).
+`python -m simulations compile` compiles `ENGINE_MODULES` (the breadth-first search, its budget
+bookkeeping and the liveness bookkeeping, which run once per transition) with mypyc in a group
+of their own, next to the model's group, into `simulations/explore/_native/`, stamped with a
+digest of the model's sources and theirs: the build calls into the compiled model directly, so
+it is used only while the compiled model is in use and both are exactly the sources it was
+made from. Otherwise these modules load from source, with the same results
+(tests/test_compiled.py compares).
 """
 from __future__ import annotations
 
@@ -19,7 +20,7 @@ from model import native as model_native
 PACKAGE_DIR = os.path.dirname(os.path.abspath(__file__))
 MODEL_DIR = os.path.dirname(os.path.abspath(model_native.__file__))
 #: the explorer's modules the compiled build holds
-ENGINE_MODULES = ("frontier", "liveness")
+ENGINE_MODULES = ("budgets", "frontier", "liveness")
 GROUP = "simulations.explore._native"
 
 

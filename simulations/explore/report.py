@@ -31,6 +31,7 @@ def exploration_json(result: Exploration, policy, files=()) -> dict:
         "transitions": result.transitions, "depth": result.depth,
         "seconds": round(result.seconds, 3), "complete": result.complete,
         "incomplete": result.incomplete, "symmetry": result.symmetry,
+        "subsumption": result.subsumption, "subsumed": result.subsumed,
         "properties": {name: verdict_json(scope, policy, v)
                        for name, v in result.verdicts().items()},
         "sometimes": result.sometimes,
@@ -58,6 +59,9 @@ def exploration_text(result: Exploration, policy, files=()) -> str:
     scope = result.scope
     out = [f"explored {result.states:,} distinct states, {result.transitions:,} transitions, "
            f"depth {result.depth}, in {result.seconds:.1f} s under {result.gate}"]
+    if result.subsumed:
+        out.append(f"  ({result.subsumed:,} more states skipped: each had a reached state "
+                   "with the same model state and fault budgets at least as large)")
     if not result.complete:
         out.append("INCOMPLETE: " + "; ".join(result.incomplete) + ": a property without a "
                    "counterexample is unknown, not holding")

@@ -8,6 +8,11 @@ pointers and compact arrays for the liveness check are kept for visited states (
 frontier), so large scopes never hold the state graph as objects; `graph=True` also builds a
 networkx DiGraph for small scopes (GraphML, drawings).
 
+States whose fault budgets another reached state with the same model state covers are skipped
+(`subsumption`, on by default; `budgets.py` says why no verdict, shortest-trace length,
+"sometimes" or cost changes, and tests compare the two): `states` counts the states visited,
+`subsumed` the states skipped.
+
 A verdict is "holds" only when the search was complete: no state or depth budget was hit and no
 transition was skipped because the gate raised. Otherwise a property without a counterexample is
 "unknown", with the reason and the number of states reached.
@@ -35,7 +40,9 @@ class Exploration:
     scope: Scope
     gate: str
     symmetry: bool
+    subsumption: bool = True
     states: int = 0
+    subsumed: int = 0       # states skipped: a reached state of their class covers them
     transitions: int = 0
     depth: int = 0
     seconds: float = 0.0
@@ -86,24 +93,29 @@ def _finish(search: Search) -> Exploration:
     search.close()
     result = search.result
     result.coverage = Counter({kind.__name__: n for kind, n in search.kinds.items()})
-    result.liveness = search.live.verdict(_WAITING.name, result, search.path)
+    result.liveness = search.live.verdict(_WAITING.name, result, search.path,
+                                          search.fps.__getitem__)
     result.seconds += time.perf_counter() - started
     return result
 
 
 def explore(scope: Scope, policy: Union[str, GateFunction, Gate] = "strict",
             symmetry: bool = True, max_states: Optional[int] = None,
-            max_depth: Optional[int] = None, graph: bool = False) -> Exploration:
+            max_depth: Optional[int] = None, graph: bool = False,
+            subsumption: bool = True) -> Exploration:
     """Explore every interleaving of `scope` under `policy`, breadth first. A stateless
-    transport's name as `policy` explores the scope's deployment on that transport."""
+    transport's name as `policy` explores the scope's deployment on that transport. With
+    `graph` (the whole state graph), no state is subsumed."""
     if isinstance(policy, str) and policy in STATELESS_ROWS and \
             scope.system.transport != policy:
         scope = replace(scope, system=scope.system.replace(transport=policy))
     gate = resolve_gate(policy)
     symmetry = symmetry and not scope.system.idempotency   # records name clients (symmetry.py)
     started = time.perf_counter()
-    search = Search(scope, gate, symmetry, graph, Exploration(scope, gate.name, symmetry),
-                    max_states, max_depth)
+    subsumption = subsumption and not graph
+    search = Search(scope, gate, symmetry, graph,
+                    Exploration(scope, gate.name, symmetry, subsumption),
+                    max_states, max_depth, subsumption)
     depth = 0
     while search.active:
         search.expand_layer(depth)
@@ -114,7 +126,8 @@ def explore(scope: Scope, policy: Union[str, GateFunction, Gate] = "strict",
 
 def explore_together(scope: Scope, policies: Sequence[Union[str, GateFunction, Gate]],
                      symmetry: bool = True, max_states: Optional[int] = None,
-                     max_depth: Optional[int] = None) -> List[Exploration]:
+                     max_depth: Optional[int] = None,
+                     subsumption: bool = True) -> List[Exploration]:
     """`explore(scope, policy)` for each policy, the searches run in lockstep a depth layer at
     a time and sharing every outcome that does not depend on the gate, and a resumption's
     where their gates' decisions have the same consequence (`frontier.SharedTransitions`).
@@ -126,8 +139,9 @@ def explore_together(scope: Scope, policies: Sequence[Union[str, GateFunction, G
         raise ValueError(f"explore_together runs one deployment: {sorted(rows)} run it on "
                          f"another transport than {scope.system.transport!r} (explore each)")
     symmetry = symmetry and not scope.system.idempotency
-    searches = [Search(scope, gate, symmetry, False, Exploration(scope, gate.name, symmetry),
-                       max_states, max_depth)
+    searches = [Search(scope, gate, symmetry, False,
+                       Exploration(scope, gate.name, symmetry, subsumption),
+                       max_states, max_depth, subsumption)
                 for gate in (resolve_gate(policy) for policy in policies)]
     shared, depth = SharedTransitions(), 0
     while any(search.active for search in searches):

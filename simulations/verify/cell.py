@@ -64,7 +64,7 @@ def _record(result) -> dict:
         if verdict.causes:
             traces[name] = {c: [describe_action(a) for a in f.actions]
                             for c, f in verdict.causes.items()}
-    return {"gate_name": result.gate, "states": result.states,
+    return {"gate_name": result.gate, "states": result.states, "subsumed": result.subsumed,
             "transitions": result.transitions, "depth": result.depth,
             "complete": result.complete, "incomplete": result.incomplete,
             "seconds": round(result.seconds, 3), "properties": properties, "traces": traces,

@@ -59,7 +59,8 @@ def cell_json(record: dict) -> dict:
             "deployment": record["deployment"],
             "scope": {k: v for k, v in record["scope"].items() if k != "system"},
             "properties": record["properties"], "states": record["states"],
-            "transitions": record["transitions"], "complete": record["complete"],
+            "subsumed": record["subsumed"], "transitions": record["transitions"],
+            "complete": record["complete"],
             "incomplete": record["incomplete"],
             "sometimes": record["sometimes"], "costs": record["costs"],
             "gate_error": record["gate_error"], "traces": record["traces"]}
@@ -178,7 +179,10 @@ def verify_md(space: Space, records: Sequence[dict], meta: dict,
            "(deployments a gate explores in the same scope are one cell: a budget the gate "
            "cannot spend, or a placement of records its transport does not keep, makes no "
            "other cell), "
-           f"{sum(r['states'] for r in records):,} states explored; state budget "
+           f"{sum(r['states'] for r in records):,} states explored (and "
+           f"{sum(r['subsumed'] for r in records):,} skipped: each had a reached state with "
+           "the same model state and fault budgets at least as large, which finds whatever "
+           "it finds, as early); state budget "
            f"{space.max_states:,} per cell; clients: {space.client} "
            "(auto: the `sdk` policy with the MCP SDK client, every other gate with a client "
            "that follows the spec).", ""]

@@ -1,0 +1,91 @@
+"""The budgets a search state has left, and when one state's budgets cover another's.
+
+A search state is a model state (up to symmetry) with the budgets left (`Scope`: one per
+budgeted action kind). Budgets only gate actions: `model.apply` never reads them, and a kind is
+enabled while its budget lasts (`exhausted`). So a state with every budget at least as large as
+another state's with the same model state can take every action the other can, to successors
+that cover the other's successors in turn: whatever the other reaches, it reaches in as many
+steps or fewer, with the same events on the way.
+
+The budgets fair transitions spend (`FAIR`: sessions for Init, restarts for the Stop that
+completes a drain) are kept apart from the others: the liveness check follows fair transitions,
+so it needs them exact. A class of states is a model state with its fair budgets; within a
+class, a state whose other budgets (`unfair`) are covered by an already reached state's adds
+nothing to any verdict, and the explorer may skip it (`Dominance`, `subsumption`).
+"""
+from __future__ import annotations
+
+from typing import Any, Dict, FrozenSet, List, Tuple
+
+from model import Drain, Stop
+
+from .liveness import FAIR_KINDS
+from .scope import BUDGET_NAMES, BUDGETED
+
+Budget = Tuple[int, ...]
+_SPEND: Dict[type, int] = {kind: BUDGET_NAMES.index(name) for name, kind in BUDGETED.items()}
+#: indices of the budgets a fair transition may spend: Init's, and Stop's (the stop that
+#: completes a drain is fair)
+FAIR: Tuple[int, ...] = tuple(i for i, name in enumerate(BUDGET_NAMES)
+                              if BUDGETED[name] in FAIR_KINDS or BUDGETED[name] is Stop)
+UNFAIR: Tuple[int, ...] = tuple(i for i in range(len(BUDGET_NAMES)) if i not in FAIR)
+
+
+def spend(budget: Budget, action: object) -> Budget:
+    """The budgets left after `action` (listed only while its budget lasts: `exhausted`)."""
+    index = _SPEND.get(type(action))
+    if index is None:
+        return budget
+    return budget[:index] + (budget[index] - 1,) + budget[index + 1:]
+
+
+def exhausted(budget: Budget) -> FrozenSet[type]:
+    """The action kinds a state with these budgets left may not take: those whose budget is
+    spent, and drains once no restart is left (a drain only leads to a stop)."""
+    spent = {kind for kind, index in _SPEND.items() if budget[index] == 0}
+    if Stop in spent:
+        spent.add(Drain)
+    return frozenset(spent)
+
+
+def split(budget: Budget) -> Tuple[Budget, Budget]:
+    """(the fair budgets, the others) of `budget`."""
+    return tuple([budget[i] for i in FAIR]), tuple([budget[i] for i in UNFAIR])
+
+
+def covers(more: Budget, less: Budget) -> bool:
+    """Every budget of `more` is at least that of `less`."""
+    for a, b in zip(more, less):
+        if a < b:
+            return False
+    return True
+
+
+class Dominance:
+    """Per class of states (an index), the unfair budgets of its reached states that no other
+    reached state of the class covers: one tuple, or a list of them."""
+
+    def __init__(self) -> None:
+        self.known: List[Any] = []
+
+    def add_class(self, unfair: Budget) -> None:
+        """A new class, its first state's unfair budgets `unfair`."""
+        self.known.append(unfair)
+
+    def covered(self, klass: int, unfair: Budget) -> bool:
+        """A reached state of `klass` covers `unfair`."""
+        known = self.known[klass]
+        if type(known) is tuple:
+            return covers(known, unfair)
+        for other in known:
+            if covers(other, unfair):
+                return True
+        return False
+
+    def add(self, klass: int, unfair: Budget) -> None:
+        """A reached state of `klass` with unfair budgets `unfair`, which none covers."""
+        known = self.known[klass]
+        if type(known) is tuple:
+            known = [known]
+        kept = [other for other in known if not covers(unfair, other)]
+        self.known[klass] = unfair if not kept else kept + [unfair]
