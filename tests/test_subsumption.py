@@ -108,3 +108,31 @@ def test_any_small_scope_finds_the_same_with_and_without_subsumption(policy, sto
     if on.complete and off.complete:
         assert findings(on) == findings(off)
     assert on.states <= off.states
+
+
+@pytest.mark.parametrize("subsumption", [True, False])
+def test_every_visited_state_is_found_through_its_class(subsumption):
+    """The visited set keeps a dict entry per class, not per state: every node is found again
+    from its class and unfair budgets (the class's first node, or `others` for the rest), and
+    no two nodes share a fingerprint. Without subsumption a class holds several states (one
+    per unfair budget reached), so `others` is exercised."""
+    from model import resolve_gate
+    from simulations.explore.frontier import Search
+    from simulations.explore.search import Exploration
+    scope = Scope(drops=1, half_opens=1)
+    search = Search(scope, resolve_gate("naive"), True, False,
+                    Exploration(scope, "naive", True), subsumption=subsumption)
+    depth = 0
+    while search.active:
+        search.expand_layer(depth)
+        depth += 1
+    unfair_of = {uid: budget for budget, uid in search.unfair_ids.items()}
+    nodes = len(search.fps)
+    assert len(set(search.fps)) == nodes
+    assert len(search.classes) + len(search.others) == nodes
+    for idx in range(nodes):
+        budget = unfair_of[search.node_unfair[idx]]
+        assert search.node_of(search.node_class[idx], budget) == idx
+    assert search.node_of(-1, unfair_of[0]) == -1
+    if not subsumption:
+        assert search.others

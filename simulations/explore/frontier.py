@@ -2,9 +2,12 @@
 of one deployment under several gates share.
 
 A `Search` keeps only fingerprints, parent pointers and compact arrays for the liveness check
-for the states it visited (plus its frontier). `expand_layer(depth)` expands every frontier
-state at that depth in the order they were reached, so a search driven layer by layer visits,
-finds and records exactly what it would in one loop.
+for the states it visited (plus its frontier). A visited state is found through its class (one
+dict entry per class, `classes`): the class's first state, or for the rarer other states of a
+class a second dict (`others`), so a state costs a dict entry only as the first of its class.
+`expand_layer(depth)` expands every frontier state at that depth in the order they were
+reached, so a search driven layer by layer visits, finds and records exactly what it would in
+one loop.
 
 Searches of the same scope under different gates (the verification matrix's cells of one
 deployment) reach many of the same states at the same depth: everything before the first
@@ -62,7 +65,7 @@ Outcome = Tuple[State, Budget, int, Parts, List[Tuple[Property, Hit]], int, Budg
 #: computes the outcome again
 Offered = Tuple[Optional[State], Budget, int, Optional[Parts], List[Tuple[Property, Hit]],
                 int, Budget]
-#: a frontier entry: (state, budgets left, fingerprint, fingerprint parts, depth)
+#: a frontier entry: (state, budgets left, its node index, fingerprint parts, depth)
 Entry = Tuple[State, Budget, int, Parts, int]
 
 
@@ -99,19 +102,23 @@ class Search:
         self.scope, self.gate, self.config = scope, gate, scope.system
         self.max_states, self.max_depth = max_states, max_depth
         # a graph is the whole state graph: no state is skipped for it
-        self.subsumption = subsumption and not graph
+        self.subsumption = result.subsumption = subsumption and not graph
         self.canon = Canonicalizer(self.config, symmetry)
         self.result = result
         self.transitions = 0                 # counted here, copied into `result` by `close`
         self.depth = 0
         result.sometimes = {p.name: (False if p.applies(self.config) else None)
                             for p in PROPERTIES if p.kind == SOMETIMES}
-        # The visited set: fingerprint -> node index, and per node index (compact arrays) its
-        # fingerprint, its class, its parent's index and the action taken there (an index
-        # into `actions`, each distinct action kept once).
-        self.index: Dict[int, int] = {}
+        # The visited set, per node index (compact arrays): its fingerprint, its class, its
+        # unfair budgets (an index into `unfair_ids`), its parent's index and the action taken
+        # there (an index into `actions`, each distinct action kept once). A node is found
+        # through its class (`node_of`): the class's first node (`live.first`), else `others`.
         self.fps = array("q")
         self.node_class = array("q")
+        self.node_unfair = array("i")
+        self.unfair_ids: Dict[Budget, int] = {}
+        self.others: Dict[Tuple[int, int], int] = {}    # (class, unfair id) -> node index,
+        #                                                 for every node not first in its class
         self.parent = array("q")
         self.via = array("l")
         self.actions: List[object] = []
@@ -139,8 +146,8 @@ class Search:
         budget0, fair0, unfair0 = self.split(scope.budgets())
         class0, parts0 = self.canon.fingerprint(state0, fair0)
         fp0 = hash((class0, unfair0))
-        self.add_node(fp0, class0, unfair0, state0, -1, None, 0)
-        self.frontier.append((state0, budget0, fp0, parts0, 0))
+        idx0 = self.add_node(fp0, class0, unfair0, state0, -1, None, 0)
+        self.frontier.append((state0, budget0, idx0, parts0, 0))
 
     @property
     def active(self) -> bool:
@@ -160,17 +167,22 @@ class Search:
         """Record a newly reached state (parent -1: the initial state) of the class
         `class_fp`, with unfair budgets `unfair`; returns its index."""
         idx = len(self.fps)
+        uid = self.unfair_ids.get(unfair)
+        if uid is None:
+            uid = self.unfair_ids[unfair] = len(self.unfair_ids)
         klass = self.classes.get(class_fp)
         if klass is None:
             klass = self.classes[class_fp] = self.live.add_class(
                 idx, _WAITING(state, self.config))
             if self.subsumption:
                 self.dominance.add_class(unfair)
-        elif self.subsumption:
-            self.dominance.add(klass, unfair)
-        self.index[fp] = idx
+        else:
+            self.others[(klass, uid)] = idx
+            if self.subsumption:
+                self.dominance.add(klass, unfair)
         self.fps.append(fp)
         self.node_class.append(klass)
+        self.node_unfair.append(uid)
         self.parent.append(parent)
         if action is None:
             self.via.append(-1)
@@ -184,6 +196,23 @@ class Search:
             self.graph.add_node(fp, depth=depth, waiting=self.live.cause[klass] >= 0)
             self.result.parents[fp] = None if parent < 0 else (self.fps[parent], action)
         return idx
+
+    def node_of(self, klass: int, unfair: Budget) -> int:
+        """The index of the visited node of class `klass` with unfair budgets `unfair`; -1
+        when there is none (or no class: `klass` -1)."""
+        if klass < 0:
+            return -1
+        uid = self.unfair_ids.get(unfair, -1)
+        if uid < 0:
+            return -1
+        first: int = self.live.first[klass]
+        if self.node_unfair[first] == uid:
+            return first
+        return self.others.get((klass, uid), -1)
+
+    def visited(self, class_fp: int, unfair: Budget) -> bool:
+        """A node of class `class_fp` with unfair budgets `unfair` was visited."""
+        return self.node_of(self.classes.get(class_fp, -1), unfair) >= 0
 
     def path(self, idx: int) -> List[object]:
         """The actions from the initial state to node `idx`."""
@@ -267,11 +296,12 @@ class Search:
     def stale(self, offered: Optional[Offered]) -> bool:
         """Nothing was offered, or only without the successor, which is new to this search:
         compute the outcome here."""
-        return offered is None or (offered[0] is None and offered[2] not in self.index)
+        return offered is None or (offered[0] is None
+                                   and not self.visited(offered[5], offered[6]))
 
     def offer(self, outcome: Outcome) -> Offered:
         """`outcome` as the layer keeps it for the other searches (`Offered`)."""
-        if outcome[2] in self.index:
+        if self.visited(outcome[5], outcome[6]):
             return None, outcome[1], outcome[2], None, outcome[4], outcome[5], outcome[6]
         return outcome
 
@@ -280,20 +310,21 @@ class Search:
         `shared`, take the outcomes other searches of this scope computed for the same state at
         this depth (a Reconnect's where their gates' decisions had the same consequence), and
         offer the ones computed here."""
-        frontier, result, index, live = self.frontier, self.result, self.index, self.live
+        frontier, result, fps, live = self.frontier, self.result, self.fps, self.live
         kinds, classes, node_class = self.kinds, self.classes, self.node_class
         subsumption, dominance = self.subsumption, self.dominance
         pool: Any = shared       # not None wherever `known` is
         if shared is not None:
             shared.layer(depth)
         while frontier and not self.cut and frontier[0][4] == depth:
-            state, budget, fp, parts, _ = frontier.popleft()
+            state, budget, u, parts, _ = frontier.popleft()
+            fp: int = fps[u]
             self.depth = depth
             if self.max_depth is not None and depth >= self.max_depth:
                 if not any("depth" in why for why in result.incomplete):
                     result.incomplete.append(f"depth budget ({self.max_depth} steps) hit")
                 continue
-            u, whole = index[fp], True
+            whole = True
             # a class's fair edges are the same from each of its states: recorded once
             uc = node_class[u]
             fair_edges = not live.done[uc]
@@ -339,15 +370,13 @@ class Search:
                     self.record(u, action, hits)
                 if self.graph is not None:
                     self.graph.add_edge(fp, new_fp, action=type(action).__name__)
-                v = index.get(new_fp)
-                if v is not None:
-                    vc = node_class[v]
-                else:
-                    vc = classes.get(class_fp, -1)
+                vc = classes.get(class_fp, -1)
+                v = self.node_of(vc, unfair)
+                if v < 0:
                     if subsumption and vc >= 0 and dominance.covered(vc, unfair):
                         self.subsumed.add(new_fp)   # a reached state of its class covers it
                     else:
-                        if self.max_states is not None and len(index) >= self.max_states:
+                        if self.max_states is not None and len(fps) >= self.max_states:
                             result.incomplete.append(
                                 f"state budget ({self.max_states:,} states) hit")
                             whole, self.cut = False, True
@@ -356,7 +385,7 @@ class Search:
                         v = self.add_node(new_fp, class_fp, unfair, new_state, u, action,
                                           depth + 1)
                         vc = node_class[v]
-                        frontier.append((new_state, spent, new_fp, new_parts, depth + 1))
+                        frontier.append((new_state, spent, v, new_parts, depth + 1))
                 if fair_edges and is_fair(action, state):
                     live.add_edge(uc, vc)
             if whole:
@@ -367,5 +396,5 @@ class Search:
         result = self.result
         result.transitions = self.transitions
         result.depth = self.depth
-        result.states = len(self.index)
+        result.states = len(self.fps)
         result.subsumed = len(self.subsumed)

@@ -40,7 +40,7 @@ class Exploration:
     scope: Scope
     gate: str
     symmetry: bool
-    subsumption: bool = True
+    subsumption: bool = True      # whether states were skipped (the Search sets it)
     states: int = 0
     subsumed: int = 0       # states skipped: a reached state of their class covers them
     transitions: int = 0
@@ -112,9 +112,8 @@ def explore(scope: Scope, policy: Union[str, GateFunction, Gate] = "strict",
     gate = resolve_gate(policy)
     symmetry = symmetry and not scope.system.idempotency   # records name clients (symmetry.py)
     started = time.perf_counter()
-    subsumption = subsumption and not graph
     search = Search(scope, gate, symmetry, graph,
-                    Exploration(scope, gate.name, symmetry, subsumption),
+                    Exploration(scope, gate.name, symmetry),
                     max_states, max_depth, subsumption)
     depth = 0
     while search.active:
@@ -140,7 +139,7 @@ def explore_together(scope: Scope, policies: Sequence[Union[str, GateFunction, G
                          f"another transport than {scope.system.transport!r} (explore each)")
     symmetry = symmetry and not scope.system.idempotency
     searches = [Search(scope, gate, symmetry, False,
-                       Exploration(scope, gate.name, symmetry, subsumption),
+                       Exploration(scope, gate.name, symmetry),
                        max_states, max_depth, subsumption)
                 for gate in (resolve_gate(policy) for policy in policies)]
     shared, depth = SharedTransitions(), 0
