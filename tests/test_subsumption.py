@@ -9,9 +9,11 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from optimisation_support import reduced_cells
 
+from model import resolve_gate
 from simulations.explore.budgets import FAIR, UNFAIR, Dominance, covers, split
+from simulations.explore.frontier import Search
 from simulations.explore.scope import BUDGET_NAMES, Scope, default_system
-from simulations.explore.search import explore
+from simulations.explore.search import Exploration, explore
 from simulations.verify.cell import _scope, resolve
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -116,9 +118,6 @@ def test_every_visited_state_is_found_through_its_class(subsumption):
     from its class and unfair budgets (the class's first node, or `others` for the rest), and
     no two nodes share a fingerprint. Without subsumption a class holds several states (one
     per unfair budget reached), so `others` is exercised."""
-    from model import resolve_gate
-    from simulations.explore.frontier import Search
-    from simulations.explore.search import Exploration
     scope = Scope(drops=1, half_opens=1)
     search = Search(scope, resolve_gate("naive"), True, False,
                     Exploration(scope, "naive", True), subsumption=subsumption)
