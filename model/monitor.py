@@ -107,19 +107,19 @@ class PropertyMonitor:
 
     def observe(self, time: float, event) -> List[Finding]:
         r = self.report
-        match event:
-            case Applied():
-                r.applied += 1
-                self._progress(event.client, time)
-            case Decided():
-                r.resumptions += 1
-                self._decisions[event.code] += 1
-                self._statuses[event.status] += 1
-                self._effects[event.effect] += 1
-            case Initialized() | ClientFailed() | ClientDeparted():
-                self._progress(event.client, time)
-            case Dropped():
-                r.dedupe_drops += 1
+        # isinstance, not `match` (see `transitions.transition`)
+        if isinstance(event, Applied):
+            r.applied += 1
+            self._progress(event.client, time)
+        elif isinstance(event, Decided):
+            r.resumptions += 1
+            self._decisions[event.code] += 1
+            self._statuses[event.status] += 1
+            self._effects[event.effect] += 1
+        elif isinstance(event, (Initialized, ClientFailed, ClientDeparted)):
+            self._progress(event.client, time)
+        elif isinstance(event, Dropped):
+            r.dedupe_drops += 1
         hits = hits_of(event)
         for prop, hit in hits:
             if prop.kind == COST:

@@ -15,6 +15,21 @@ from typing import Any, Final, Optional, Tuple, Union
 from .codes import Code, Effect
 from .record import UNHASHED, Record
 
+# The members the model reads on every resumption, as module constants (the same objects, so
+# `is` compares them as before): compiled, `Effect.GAP` is a call into the Enum metaclass's
+# `__getattr__` hook, a constant is one load.
+CODE_OK: Final = Code.OK
+CODE_REPLAY_GAP: Final = Code.REPLAY_GAP
+EFFECT_REJECTED: Final = Effect.REJECTED
+EFFECT_REPLAY: Final = Effect.REPLAY
+EFFECT_EMPTY: Final = Effect.EMPTY
+EFFECT_EMPTY_CLOSE: Final = Effect.EMPTY_CLOSE
+EFFECT_FROM_HEAD: Final = Effect.FROM_HEAD
+EFFECT_CLAMPED: Final = Effect.CLAMPED
+EFFECT_GAP: Final = Effect.GAP
+EFFECT_FOREIGN: Final = Effect.FOREIGN
+EFFECT_DETACHED: Final = Effect.DETACHED
+
 #: an event id on the wire: a counter value, (session, generation, seq) when tagged, or
 #: ("uuid", serial) for an opaque unique id (model.event_ids issues them), or a real server's
 #: string id (the guard in front of an MCP SDK server decides on those)
@@ -86,18 +101,18 @@ class Decision(Record):
 
 def admit(effect: Effect, reason: str = "") -> Decision:
     """A 200 answer with the given stream effect."""
-    if effect is Effect.REJECTED:
+    if effect is EFFECT_REJECTED:
         raise ValueError("an admitted stream needs an effect other than REJECTED")
-    return Decision(200, Code.OK, effect, None, reason)
+    return Decision(200, CODE_OK, effect, None, reason)
 
 
 def reject(code: Code, reason: str = "", resume_from: Optional[WireId] = None,
            status: Optional[int] = None) -> Decision:
     """A non-200 answer with a structured code (status defaults per DEFAULT_STATUS)."""
-    if code is Code.OK:
+    if code is CODE_OK:
         raise ValueError("a rejection needs an error code other than OK")
     return Decision(DEFAULT_STATUS[code] if status is None else status, code,
-                    Effect.REJECTED, resume_from, reason)
+                    EFFECT_REJECTED, resume_from, reason)
 
 
 def check_decision(value: object) -> Optional[str]:
@@ -109,7 +124,7 @@ def check_decision(value: object) -> Optional[str]:
     if not isinstance(value.status, int) or not 100 <= value.status <= 599:
         return f"Decision.status {value.status!r} is not an HTTP status"
     admitted = value.status == 200
-    if admitted != (value.code is Code.OK) or admitted != (value.effect is not Effect.REJECTED):
+    if admitted != (value.code is CODE_OK) or admitted != (value.effect is not EFFECT_REJECTED):
         return ("Decision must have status 200, code OK and a stream effect together, "
                 f"got status={value.status}, code={value.code.value}, effect={value.effect.value}")
     return None

@@ -28,7 +28,20 @@ from .lb import advance
 from .observe import build_view, lookup
 from .pairs import tget, tset
 from .policies import Gate, decide
-from .protocol import Code, Decision, Effect, ResumeRequest
+from .protocol import (
+    CODE_REPLAY_GAP,
+    EFFECT_CLAMPED,
+    EFFECT_DETACHED,
+    EFFECT_EMPTY,
+    EFFECT_EMPTY_CLOSE,
+    EFFECT_FOREIGN,
+    EFFECT_FROM_HEAD,
+    EFFECT_GAP,
+    EFFECT_REPLAY,
+    Decision,
+    Effect,
+    ResumeRequest,
+)
 from .servers import LiveSession, SessionRecord
 from .state import (
     DETACHED_STREAM,
@@ -136,11 +149,11 @@ def _replayed(state: State, config: SystemConfig, instance: int, token: int,
     """The events an admitted stream starts with. The effect says which kind of replay the gate
     chose; what is replayed follows the deployment's lookup (an event-id keyed store follows E
     into whichever stream holds it)."""
-    if effect in (Effect.EMPTY, Effect.EMPTY_CLOSE, Effect.CLAMPED, Effect.DETACHED):
+    if effect in (EFFECT_EMPTY, EFFECT_EMPTY_CLOSE, EFFECT_CLAMPED, EFFECT_DETACHED):
         return ()
     buffer = buffer_of(state, config, instance, token)
-    if effect in (Effect.FROM_HEAD, Effect.GAP):
-        via: Via = "head" if effect is Effect.FROM_HEAD else "replay"
+    if effect in (EFFECT_FROM_HEAD, EFFECT_GAP):
+        via: Via = "head" if effect is EFFECT_FROM_HEAD else "replay"
         return tuple(Item(e.wire, e.truth, via) for e in (buffer.entries if buffer else ()))
     found = lookup(state, config, instance, token, wire)
     if found is not None:
@@ -205,21 +218,21 @@ def _admit(state: State, config: SystemConfig, c: int, instance: int,
     items = _replay_items(state, config, instance, token, decision.effect,
                           cursor.wire if cursor is not None else None)
     after: list = []
-    if decision.effect is Effect.GAP:  # the leading gap event names the floor
+    if decision.effect is EFFECT_GAP:  # the leading gap event names the floor
         buffer = buffer_of(state, config, instance, token)
         floor = buffer.floor if buffer is not None else None
         client, event = tell_gap(state, client, floor.wire if floor else None, floor)
         after.append(event)
-    if decision.effect is Effect.EMPTY_CLOSE or (replay_only and not items):
+    if decision.effect is EFFECT_EMPTY_CLOSE or (replay_only and not items):
         after.append(StreamClosed(client.ident, instance, "server_close", 0))
         # An empty close because another connection holds S's stream is no stall: the work
         # goes on into the store, and a later resumption replays what it emitted.
-        if decision.effect is Effect.EMPTY_CLOSE and not items and owes(config, client):
+        if decision.effect is EFFECT_EMPTY_CLOSE and not items and owes(config, client):
             after.append(StreamStalled(client.ident, instance, token, "empty_close"))
         return client.replace(phase="idle", stream=None, inflight=()), (), after
     truth = cursor.truth if cursor is not None else None
     admission = NO_CURSOR_ADMISSION if cursor is None else VALUES[decision.effect]
-    attached = DETACHED_STREAM if decision.effect is Effect.DETACHED or replay_only else token
+    attached = DETACHED_STREAM if decision.effect is EFFECT_DETACHED or replay_only else token
     stream = Stream(instance, attached, "resume", truth.generation if truth else None,
                     view.generation, _foreign(state, config, instance, cursor, token), 0,
                     admission, False, replay_only)
@@ -293,7 +306,7 @@ def reconnect(state: State, config: SystemConfig, gate: Gate, c: int,
         live = tget(state.instances[instance].sessions, token)
         attached = live is not None and live.orphan != ""
         replay_only = attached and config.on_attached_stream == "replay_then_close" and \
-            decision.effect in (Effect.REPLAY, Effect.FOREIGN)
+            decision.effect in (EFFECT_REPLAY, EFFECT_FOREIGN)
         if attached and config.on_attached_stream == "take_over":
             state = set_orphan(state, instance, token, "")   # the old connection is closed
         client, items, after = _admit(state, config, c, instance, decision, view, replay_only)
@@ -301,7 +314,7 @@ def reconnect(state: State, config: SystemConfig, gate: Gate, c: int,
         # (found on the fleet: from_head and gap streams are primed too); an empty close and a
         # replay-only stream attach nothing.
         if config.priming_on_resume and request.last_event_id is not None and not replay_only \
-                and decision.effect is not Effect.EMPTY_CLOSE:
+                and decision.effect is not EFFECT_EMPTY_CLOSE:
             state, client = _prime_resumed(state, config, instance, token, client)
     else:
         client, after = _react(state, config, c, instance, decision)
@@ -331,7 +344,7 @@ def _react(state: State, config: SystemConfig, c: int, instance: int,
     token = client.token
     assert token is not None
     resume = decision.resume_from
-    if decision.code is Code.REPLAY_GAP and resume is not None and config.on_409 == "reinit":
+    if decision.code is CODE_REPLAY_GAP and resume is not None and config.on_409 == "reinit":
         buffer = buffer_of(state, config, instance, token)
         floor = buffer.floor if buffer is not None and buffer.floor is not None \
             and buffer.floor.wire == resume else None

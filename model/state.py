@@ -16,7 +16,7 @@ from .entries import Buffer, Cursor, Item
 from .pairs import Pairs, tget, tset
 from .protocol import WireId
 from .record import KEEP, UNHASHED, Record
-from .servers import Instance
+from .servers import Instance, LiveSession, SessionRecord
 from .vocabulary import Phase, StreamKind
 
 
@@ -263,11 +263,11 @@ def holder(state: State, config: SystemConfig, token: int) -> Optional[int]:
     on a stateless transport, the instance running request `token`. Invariant: at most one
     instance holds a session at its registry generation, and a request runs on one instance."""
     registered = config.store == "shared" and config.transport == "sessions"
-    record = tget(state.registry, token) if registered else None
+    record: Optional[SessionRecord] = tget(state.registry, token) if registered else None
     for index, inst in enumerate(state.instances):
         if inst.status == "down":
             continue
-        live = tget(inst.sessions, token)
+        live: Optional[LiveSession] = tget(inst.sessions, token)
         if live is None:
             continue
         if not registered or (record is not None and live.generation == record.generation):

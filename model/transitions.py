@@ -283,55 +283,56 @@ def transition(state: State, config: SystemConfig, gate: Gate, action,
                decided: Optional[Decision] = None) -> Tuple[State, list]:
     """The action's own changes and events, before stall marking (`apply` adds it);
     `decided`: see `apply`."""
-    match action:
-        case Deliver(client=c):
-            return deliver(state, config, c)
-        case Emit(token=token):
-            if config.tasks:
-                return emit_task(state, config, token)
-            if config.transport != "sessions":
-                return emit_request(state, config, token)
-            return emit(state, config, token)
-        case Reconnect(client=c, instance=i):
-            if config.tasks:
-                return poll(state, config, c, i)
-            return reconnect(state, config, gate, c, i, decided)
-        case Init(client=c, instance=i):
-            if config.tasks:
-                return create_task(state, config, c, i)
-            if config.transport != "sessions":
-                return issue(state, config, c, i)
-            return initialize(state, config, c, i)
-        case Persist(client=c):
-            return persist(state, config, c)
-        case Disconnect(client=c):
-            return close_stream(state, c, "network", config)
-        case HalfOpen(client=c):
-            return half_open(state, config, c)
-        case IdleTimeout(client=c):
-            return close_stream(state, c, "idle_timeout", config)
-        case ClientRestart(client=c):
-            return client_restart(state, config, c)
-        case ForeignCursor(client=c, donor=donor):
-            return foreign_cursor(state, config, c, donor)
-        case Drain(instance=i):
-            return drain(state, config, i)
-        case Stop(instance=i):
-            return stop(state, config, i)
-        case Start(instance=i):
-            return start(state, config, i)
-        case Evict(token=token):
-            return evict(state, config, token)
-        case Compact(instance=i, token=token):
-            return compact(state, config, i, token)
-        case Expire(instance=i, client=ident, msg=msg):
-            if config.tasks:
-                return _expire_task(state, config, i, msg)
-            return expire(state, config, i, ident, msg)
-        case Arrive():
-            return arrive(state, config)
-        case Depart(client=c):
-            return depart(state, config, c)
+    # isinstance, not `match`: a class pattern costs the compiled model a generic
+    # isinstance (an attribute lookup) per case tried; this is a type check each
+    if isinstance(action, Deliver):
+        return deliver(state, config, action.client)
+    if isinstance(action, Emit):
+        if config.tasks:
+            return emit_task(state, config, action.token)
+        if config.transport != "sessions":
+            return emit_request(state, config, action.token)
+        return emit(state, config, action.token)
+    if isinstance(action, Reconnect):
+        if config.tasks:
+            return poll(state, config, action.client, action.instance)
+        return reconnect(state, config, gate, action.client, action.instance, decided)
+    if isinstance(action, Compact):
+        return compact(state, config, action.instance, action.token)
+    if isinstance(action, Start):
+        return start(state, config, action.instance)
+    if isinstance(action, Stop):
+        return stop(state, config, action.instance)
+    if isinstance(action, Drain):
+        return drain(state, config, action.instance)
+    if isinstance(action, ForeignCursor):
+        return foreign_cursor(state, config, action.client, action.donor)
+    if isinstance(action, ClientRestart):
+        return client_restart(state, config, action.client)
+    if isinstance(action, Init):
+        if config.tasks:
+            return create_task(state, config, action.client, action.instance)
+        if config.transport != "sessions":
+            return issue(state, config, action.client, action.instance)
+        return initialize(state, config, action.client, action.instance)
+    if isinstance(action, Persist):
+        return persist(state, config, action.client)
+    if isinstance(action, Disconnect):
+        return close_stream(state, action.client, "network", config)
+    if isinstance(action, HalfOpen):
+        return half_open(state, config, action.client)
+    if isinstance(action, IdleTimeout):
+        return close_stream(state, action.client, "idle_timeout", config)
+    if isinstance(action, Evict):
+        return evict(state, config, action.token)
+    if isinstance(action, Expire):
+        if config.tasks:
+            return _expire_task(state, config, action.instance, action.msg)
+        return expire(state, config, action.instance, action.client, action.msg)
+    if isinstance(action, Arrive):
+        return arrive(state, config)
+    if isinstance(action, Depart):
+        return depart(state, config, action.client)
     raise TypeError(f"not an action: {action!r}")
 
 
