@@ -226,7 +226,9 @@ class State(Record):
         """The hash of the fields that name no client or instance (symmetry reduction), and of
         the shared execution records, which do name clients: a configuration that keeps them is
         explored without symmetry reduction (`model.symmetry`). The round-robin pointer names
-        an instance and is left out (`model.symmetry` renames it where it means one)."""
+        an instance and is left out (`model.symmetry` renames it where it means one).
+        `symmetry.parts_of` reuses a parent's where these six fields are the same: keep both
+        lists alike."""
         return hash((self.buffers, self.counter, self.serial, self.next_token,
                      self.next_ident, self.records))
 

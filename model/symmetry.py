@@ -146,7 +146,13 @@ def parts_of(state: State, parent: Optional[State] = None,
         naming = known.naming
     else:
         naming = _naming_part(registry, owners, affinity)
-    return Parts(client_parts, instance_parts, state.plain_hash(), naming, state.rr)
+    if state.buffers is parent.buffers and state.records is parent.records and \
+            state.counter == parent.counter and state.serial == parent.serial and \
+            state.next_token == parent.next_token and state.next_ident == parent.next_ident:
+        plain = known.plain     # every field plain_hash reads is as in the parent
+    else:
+        plain = state.plain_hash()
+    return Parts(client_parts, instance_parts, plain, naming, state.rr)
 
 
 def renamed_hash(parts: Parts, cmap: Tuple[int, ...], imap: Tuple[int, ...],

@@ -177,19 +177,22 @@ def mark_stalls(state: State, config: SystemConfig,
     old: Tuple[Client, ...] = ()    # the clients to compare with (none: look at every one)
     if before is not None and len(state.instances) == len(before.instances):
         old = before.clients
+    n_old = len(old)
     after = state
     touched: Optional[Set[int]] = None
     events: list = []
     for c, client in enumerate(after.clients):
         stream = client.stream
-        if client.phase != "open" or stream is None or client.inflight or stream.stalled:
+        if stream is None or stream.stalled:
             continue      # it cannot be newly dead
-        if c < len(old) and client is old[c]:
+        if c < n_old and client is old[c]:
             if touched is None:       # the sessions this transition touched, once
                 assert before is not None
                 touched = _touched_sessions(before, after)
-            if stream.token not in touched:
+            if not touched or stream.token not in touched:
                 continue  # the client, its session and the session's holder are as they were
+        if client.phase != "open" or client.inflight:
+            continue      # it cannot be newly dead
         if not stream_is_dead(state, config, c):
             continue
         client = client.replace(stream=stream.replace(stalled=True))

@@ -61,6 +61,44 @@ def covers(more: Budget, less: Budget) -> bool:
     return True
 
 
+class Budgets:
+    """The distinct budget tuples of one search (its frontier holds many states with the same),
+    each kept once, with its fair budgets and its others, the kinds it exhausts, and what
+    spending each action kind leaves."""
+
+    def __init__(self) -> None:
+        self.kept: Dict[Budget, Tuple[Budget, Budget, Budget]] = {}
+        self.spent: Dict[int, Dict[type, Tuple[Budget, Budget, Budget]]] = {}
+        self.exhausting: Dict[Budget, FrozenSet[type]] = {}
+
+    def split(self, budget: Budget) -> Tuple[Budget, Budget, Budget]:
+        """(the budget tuple kept for `budget`, its fair budgets, its others)."""
+        known = self.kept.get(budget)
+        if known is None:
+            fair, unfair = split(budget)
+            known = self.kept[budget] = (budget, fair, unfair)
+        return known
+
+    def spend(self, budget: Budget, action: object) -> Tuple[Budget, Budget, Budget]:
+        """`split(spend(budget, action))` for a tuple `split` kept, remembered per such tuple
+        (by identity: it is kept as long as the search) and action kind."""
+        by_kind = self.spent.get(id(budget))
+        if by_kind is None:
+            by_kind = self.spent[id(budget)] = {}
+        kind = type(action)
+        known = by_kind.get(kind)
+        if known is None:
+            known = by_kind[kind] = self.split(spend(budget, action))
+        return known
+
+    def exhausted(self, budget: Budget) -> FrozenSet[type]:
+        """`exhausted(budget)`, remembered."""
+        known = self.exhausting.get(budget)
+        if known is None:
+            known = self.exhausting[budget] = exhausted(budget)
+        return known
+
+
 class Dominance:
     """Per class of states (an index), the unfair budgets of its reached states that no other
     reached state of the class covers: one tuple, or a list of them."""

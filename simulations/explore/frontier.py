@@ -30,7 +30,7 @@ from __future__ import annotations
 
 from array import array
 from collections import deque
-from typing import Any, Callable, Deque, Dict, FrozenSet, List, Optional, Set, Tuple
+from typing import Any, Callable, Deque, Dict, List, Optional, Set, Tuple
 
 from model import (
     Decision,
@@ -47,7 +47,7 @@ from model.properties import COST, PROPERTIES, SAFETY, SOMETIMES, Hit, Property,
 from model.state import State
 from model.symmetry import Canonicalizer, Parts
 
-from .budgets import Budget, Dominance, exhausted, spend, split
+from .budgets import Budget, Budgets, Dominance
 from .liveness import LivenessGraph, is_fair
 from .scope import Scope
 from .verdict import Finding
@@ -131,10 +131,7 @@ class Search:
         self.subsumed: Set[int] = set()      # fingerprints of the states skipped: covered
         #                                      within their class (once covered, always)
         self.kinds: Dict[type, int] = {}     # transitions per action kind
-        self.exhausted: Dict[Budget, FrozenSet[type]] = {}
-        # per distinct budget (the frontier holds many states with the same): the one tuple
-        # kept, its fair budgets and its others (`budgets.split`)
-        self.budgets: Dict[Budget, Tuple[Budget, Budget, Budget]] = {}
+        self.budgets = Budgets()
         self.frontier: Deque[Entry] = deque()
         self.cut = False
         self.graph: Any = None
@@ -143,7 +140,7 @@ class Search:
             self.graph = result.graph = nx.DiGraph()
             result.parents = {}
         state0 = initial_state(self.config)
-        budget0, fair0, unfair0 = self.split(scope.budgets())
+        budget0, fair0, unfair0 = self.budgets.split(scope.budgets())
         class0, parts0 = self.canon.fingerprint(state0, fair0)
         fp0 = hash((class0, unfair0))
         idx0 = self.add_node(fp0, class0, unfair0, state0, -1, None, 0)
@@ -153,14 +150,6 @@ class Search:
     def active(self) -> bool:
         """Something is left to expand."""
         return bool(self.frontier) and not self.cut
-
-    def split(self, budget: Budget) -> Tuple[Budget, Budget, Budget]:
-        """(the budget tuple kept for `budget`, its fair budgets, its others)."""
-        known = self.budgets.get(budget)
-        if known is None:
-            fair, unfair = split(budget)
-            known = self.budgets[budget] = (budget, fair, unfair)
-        return known
 
     def add_node(self, fp: int, class_fp: int, unfair: Budget, state: State, parent: int,
                  action: object, depth: int) -> int:
@@ -262,7 +251,7 @@ class Search:
         except GateError as exc:
             self._gate_raised(exc, u, action, fp)
             return None
-        spent, fair, unfair = self.split(spend(budget, action))
+        spent, fair, unfair = self.budgets.spend(budget, action)
         hits: List[Tuple[Property, Hit]] = [pair for event in events for pair in hits_of(event)]
         class_fp, new_parts = self.canon.fingerprint(new_state, fair, state, parts)
         return new_state, spent, hash((class_fp, unfair)), new_parts, hits, class_fp, unfair
@@ -328,9 +317,7 @@ class Search:
             # a class's fair edges are the same from each of its states: recorded once
             uc = node_class[u]
             fair_edges = not live.done[uc]
-            without = self.exhausted.get(budget)
-            if without is None:
-                without = self.exhausted[budget] = exhausted(budget)
+            without = self.budgets.exhausted(budget)
             known: Optional[Known] = None
             actions: List[Action]
             if shared is None:
