@@ -34,6 +34,8 @@ SYSTEMS = [
     default_system().replace(clients=3),
     default_system().replace(instances=2, clients=3, messages_per_session=2),
     default_system().replace(instances=3, clients=1, lb="round_robin"),
+    # shared execution records: a field of the state's plain hash that a parent's Parts reuse
+    default_system().replace(transport="stateless+idempotency", execution_record="shared"),
 ]
 
 

@@ -10,9 +10,18 @@ from hypothesis import strategies as st
 from optimisation_support import reduced_cells
 
 from model import resolve_gate
-from simulations.explore.budgets import FAIR, UNFAIR, Dominance, covers, split
+from simulations.explore.budgets import (
+    FAIR,
+    UNFAIR,
+    Budgets,
+    Dominance,
+    covers,
+    exhausted,
+    spend,
+    split,
+)
 from simulations.explore.frontier import Search
-from simulations.explore.scope import BUDGET_NAMES, Scope, default_system
+from simulations.explore.scope import BUDGET_NAMES, BUDGETED, Scope, default_system
 from simulations.explore.search import Exploration, explore
 from simulations.verify.cell import _scope, resolve
 
@@ -54,6 +63,35 @@ def test_dominance_knows_exactly_which_budgets_are_covered(added, probe):
     assert dominance.covered(0, probe) == any(covers(a, probe) for a in added)
     kept = dominance.known[0] if isinstance(dominance.known[0], list) else [dominance.known[0]]
     assert not any(covers(a, b) for a in kept for b in kept if a is not b)   # an antichain
+
+
+def an_action(kind):
+    """Some action of `kind` (spending reads only the kind)."""
+    for arity in range(1, 4):
+        try:
+            return kind(*[0] * arity)
+        except TypeError:
+            continue
+    raise AssertionError(f"cannot build a {kind.__name__}")
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.tuples(st.tuples(*[st.integers(0, 2)] * len(BUDGET_NAMES)),
+                          st.sampled_from(sorted(BUDGETED.values(), key=lambda k: k.__name__))),
+                min_size=1, max_size=20))
+def test_the_remembered_budgets_are_the_budget_functions(steps):
+    """`Budgets` remembers split, spend and exhausted per kept tuple (spend by identity): it
+    answers what the functions answer, each distinct budget kept once."""
+    budgets = Budgets()
+    for raw, kind in steps:
+        kept, fair, unfair = budgets.split(raw)
+        assert (fair, unfair) == split(raw) and kept == raw
+        assert budgets.split(tuple(list(raw)))[0] is kept   # one tuple kept per budget
+        action = an_action(kind)
+        spent = budgets.spend(kept, action)
+        assert spent == budgets.split(spend(raw, action))
+        assert spent[0] is budgets.spend(kept, action)[0] is budgets.split(spent[0])[0]
+        assert budgets.exhausted(kept) == exhausted(raw)
 
 
 @pytest.mark.parametrize("policy", ["naive", "range", "generation", "provenance", "strict",
