@@ -68,7 +68,9 @@ class Budgets:
 
     def __init__(self) -> None:
         self.kept: Dict[Budget, Tuple[Budget, Budget, Budget]] = {}
-        self.spent: Dict[int, Dict[type, Tuple[Budget, Budget, Budget]]] = {}
+        #: id of a budget tuple -> (the tuple, what spending each action kind leaves); the
+        #: entry holds the tuple, so no other tuple can take its id while it is remembered
+        self.spent: Dict[int, Tuple[Budget, Dict[type, Tuple[Budget, Budget, Budget]]]] = {}
         self.exhausting: Dict[Budget, FrozenSet[type]] = {}
 
     def split(self, budget: Budget) -> Tuple[Budget, Budget, Budget]:
@@ -80,11 +82,12 @@ class Budgets:
         return known
 
     def spend(self, budget: Budget, action: object) -> Tuple[Budget, Budget, Budget]:
-        """`split(spend(budget, action))` for a tuple `split` kept, remembered per such tuple
-        (by identity: it is kept as long as the search) and action kind."""
-        by_kind = self.spent.get(id(budget))
-        if by_kind is None:
-            by_kind = self.spent[id(budget)] = {}
+        """`split(spend(budget, action))`, remembered per budget tuple (by identity, which
+        costs no hashing: the frontier carries the tuples `split` returned) and action kind."""
+        entry = self.spent.get(id(budget))
+        if entry is None:
+            entry = self.spent[id(budget)] = (budget, {})
+        by_kind = entry[1]
         kind = type(action)
         known = by_kind.get(kind)
         if known is None:
