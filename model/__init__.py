@@ -58,7 +58,7 @@ from .properties import (
 )
 from .protocol import Code, Decision, Effect, ResumeRequest, admit, reject
 from .state import State, initial_state
-from .transitions import Step, apply, decision_of
+from .transitions import Step, apply, decision_of, question_of
 from .view import BufferView, CursorView, ServerView
 
 __all__ = [
@@ -72,6 +72,7 @@ __all__ = [
     "SOMETIMES_CHECKS", "ServerView", "Start", "State", "Step", "Stop", "SystemConfig",
     "VERDICT_PROPERTIES", "VIOLATIONS", "admit", "apply", "check_history", "decide",
     "decision_of",
+    "question_of",
     "duplicate_cause", "enabled_actions", "findings_of", "initial_state", "is_enabled", "reject",
     "resolve_gate", "unknown_policy",
 ]

@@ -56,6 +56,7 @@ from .state import (
     visible_buffers,
 )
 from .tasks import poll_is_dead
+from .view import ServerView
 from .vocabulary import Via
 
 
@@ -273,12 +274,20 @@ def _resume_request(state: State, c: int) -> ResumeRequest:
     return ResumeRequest(token, client.cursor.wire if client.cursor is not None else None)
 
 
+def resumption_question(state: State, config: SystemConfig, c: int,
+                        instance: int) -> Tuple[ResumeRequest, ServerView]:
+    """What a gate is asked about client `c`'s resumption routed to `instance`: the request and
+    what the instance knows when it decides it (the same for every gate)."""
+    request = _resume_request(state, c)
+    return request, build_view(state, config, instance, request)
+
+
 def gate_decision(state: State, config: SystemConfig, gate: Gate, c: int,
                   instance: int) -> Decision:
     """What `gate` answers to client `c`'s resumption routed to `instance` (what `reconnect`
     would ask it; raises GateError as `decide` does)."""
-    request = _resume_request(state, c)
-    return decide(gate, request, build_view(state, config, instance, request))
+    request, view = resumption_question(state, config, c, instance)
+    return decide(gate, request, view)
 
 
 def reconnect(state: State, config: SystemConfig, gate: Gate, c: int,

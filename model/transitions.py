@@ -46,12 +46,13 @@ from .errors import ActionNotEnabled
 from .history import BufferCompacted, Emitted, InstanceChanged, SessionEvicted, StreamStalled
 from .pairs import Pairs, tdel, tget, tset
 from .policies import Gate, GateFunction, resolve_gate
-from .protocol import Decision
-from .resume import gate_decision, initialize, reconnect, stream_is_dead
+from .protocol import Decision, ResumeRequest
+from .resume import gate_decision, initialize, reconnect, resumption_question, stream_is_dead
 from .servers import Instance
 from .state import Client, State, holder, replace_at, set_orphan, slot_of
 from .stateless import emit_request, expire, forget_request, issue
 from .tasks import create_task, emit_task, expire_task, held_on, poll
+from .view import ServerView
 
 
 class Step(NamedTuple):
@@ -337,6 +338,14 @@ def transition(state: State, config: SystemConfig, gate: Gate, action,
     if isinstance(action, Depart):
         return depart(state, config, action.client)
     raise TypeError(f"not an action: {action!r}")
+
+
+def question_of(state: State, action: Reconnect, config: SystemConfig
+                ) -> Tuple[ResumeRequest, ServerView]:
+    """What any gate is asked at an enabled Reconnect in `state`: `decide(gate, *question)` is
+    `decision_of(state, action, config, gate)` (a search that shares outcomes across gates
+    builds the question once for all of them)."""
+    return resumption_question(state, config, action.client, action.instance)
 
 
 def decision_of(state: State, action: Reconnect, config: SystemConfig, gate: Gate) -> Decision:

@@ -131,3 +131,53 @@ def test_the_registry_declares_every_property_once_with_a_kind_and_a_check():
     assert "lost_session_state" in SOMETIMES_CHECKS
     report = check_history([])
     assert set(report.violations) == set(VIOLATIONS) and set(report.costs) == set(COSTS)
+
+
+# -- quiet events: the checks they skip could not have hit -------------------------------------
+from hypothesis import given  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+from model.properties import JUDGED_REEXECUTIONS, RECOVERY_CAUSES, hits_of, quiet  # noqa: E402
+
+_small = st.integers(0, 3)
+_maybe = st.none() | _small
+_wire = st.one_of(_small, st.just("u1"), st.tuples(_small, _small))
+_applied_events = st.builds(
+    Applied, client=_small, wire=_wire, owner=_maybe, msg=_small, side_effect=st.booleans(),
+    token=_small, generation=_small,
+    via=st.sampled_from(["live", "replay", "head", "shared", "foreign", "recorded", "task"]),
+    first_token=_maybe, first_generation=_maybe,
+    admission=st.sampled_from(["replay", "head", "fresh", "request", "poll"]),
+    client_gen=_maybe, serving_gen=_maybe, cursor_foreign=st.booleans(),
+    holes=st.lists(_small, max_size=2).map(tuple))
+_emitted_events = st.builds(
+    Emitted, instance=_small, token=_small, generation=_small, msg=_small, owner=_small,
+    wire=_wire, live_to=st.lists(_small, max_size=2).map(tuple), dropped=st.none() | _wire,
+    result=st.booleans(), side_effect=st.booleans(),
+    first_execution=st.none() | st.tuples(_small, _small),
+    reexecution=st.sampled_from(("",) + JUDGED_REEXECUTIONS + RECOVERY_CAUSES),
+    recorded=st.booleans())
+
+
+@given(st.one_of(_applied_events, _emitted_events))
+def test_no_check_hits_a_quiet_event(event):
+    """Every property reading Applied or Emitted (any kind: safety, sometimes, cost) finds
+    nothing in an event `quiet` clears, so skipping its checks changes nothing; and quiet events
+    exist (a run is mostly made of them)."""
+    readers = [p for p in PROPERTIES if type(event) in p.reads]
+    assert readers
+    if quiet(event):
+        assert [p.name for p in readers if p.check(event) is not None] == []
+        assert hits_of(event) == []
+
+
+def test_quiet_clears_the_plain_deliveries_and_emissions_only():
+    assert quiet(applied())
+    assert not quiet(applied(first=(1, 1)))              # a duplicate
+    assert not quiet(applied(owner=1))                   # another client's message
+    assert not quiet(applied(holes=(0,)))                # a skipped message
+    plain = Emitted(0, 1, 1, 0, 0, 1, (), None)
+    assert quiet(plain)
+    assert not quiet(Emitted(0, 1, 1, 0, 0, 1, (), 0))   # an id dropped from the buffer
+    assert not quiet(Emitted(0, 1, 1, 0, 0, 1, (), None, True, True, (1, 1), "record_gone"))
+    assert not quiet(decided())                          # every resumption is a situation

@@ -93,9 +93,10 @@ def test_every_reconnect_of_the_default_scope_and_gates_that_decide_alike():
 def test_explorations_together_share_reconnect_outcomes():
     """The searches of one scope take Reconnect outcomes from each other, and still find what
     each finds alone (tests/test_optimisations_off.py compares everything they report)."""
-    from simulations.explore.frontier import Search, SharedTransitions
+    from simulations.explore.frontier import Search
     from simulations.explore.scope import Scope
     from simulations.explore.search import Exploration
+    from simulations.explore.shared import SharedTransitions
     scope = Scope()
     searches = [Search(scope, resolve_gate(name), True, False,
                        Exploration(scope, name, True), 3000)

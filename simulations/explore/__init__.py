@@ -1,7 +1,8 @@
 """The interleaving explorer: every order of the model's transitions within a bounded scope.
 
-Its inner loop (budgets.py, frontier.py, liveness.py) loads compiled when a current build exists
-beside the compiled model (simulations/explore/native.py); `BUILD` says which.
+Its inner loop (budgets.py, columns.py, frontier.py, liveness.py, shared.py) loads compiled when
+a current build exists beside the compiled model (simulations/explore/native.py); `BUILD` says
+which.
 """
 from . import native as _native
 

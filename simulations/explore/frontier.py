@@ -9,26 +9,10 @@ class a second dict (`others`), so a state costs a dict entry only as the first 
 reached, so a search driven layer by layer visits, finds and records exactly what it would in
 one loop.
 
-Searches of the same scope under different gates (the verification matrix's cells of one
-deployment) reach many of the same states at the same depth: everything before the first
-resumption, and whatever the gates decide alike. Every action but `Reconnect` is decided without
-the gate, so its outcome (successor state, its property hits, the successor's fingerprint) is a
-function of the state and the budgets left; a `Reconnect`'s is a function of those and of the
-consequence of the gate's decision (`Decision.consequence`, applied with
-`model.apply(..., decided=)`). `SharedTransitions` keeps the outcomes for the layer being
-expanded, keyed by the state's fingerprint and its exact hash (two independent 64-bit hashes),
-and a search that expands a state another search expanded at the same depth takes them instead
-of computing them again. Each search still asks its own gate at every `Reconnect` (and takes
-an outcome only where its gate's decision has the same consequence), and keeps its own visited
-set, order, traces and verdicts, so what it finds is what it finds alone (a test compares the
-two). A layer keeps a successor state alive only if the search that computed it had not
-visited it (`Offered`): a successor some other search holds in its frontier anyway costs nothing
-to keep, one every search had seen would be kept only for the rare search to which it is new,
-and that search computes it again.
+Searches of one scope under several gates share the outcomes of a layer (`shared.py`).
 """
 from __future__ import annotations
 
-from array import array
 from collections import deque
 from typing import Any, Callable, Deque, Dict, List, Optional, Set, Tuple
 
@@ -37,59 +21,28 @@ from model import (
     GateError,
     Reconnect,
     apply,
-    decision_of,
     enabled_actions,
     initial_state,
+    question_of,
 )
 from model.actions import Action
-from model.policies import Gate
+from model.policies import Gate, decide
 from model.properties import COST, PROPERTIES, SAFETY, SOMETIMES, Hit, Property, hits_of
 from model.state import State
 from model.symmetry import Canonicalizer, Parts
 
 from .budgets import Budget, Budgets, Dominance
+from .columns import IntColumn
 from .liveness import LivenessGraph, is_fair
 from .scope import Scope
+from .shared import Known, Offered, Outcome, ReconnectShare, SharedTransitions
 from .verdict import Finding
 
 _WAITING: Callable[..., Optional[str]] = next(
     p.waiting for p in PROPERTIES if p.kind == "liveness" and p.waiting is not None)
 
-
-#: what a transition led to: (successor, its budgets, its fingerprint, its fingerprint parts,
-#: the (property, hit) pairs of its events, its class's fingerprint, its unfair budgets)
-Outcome = Tuple[State, Budget, int, Parts, List[Tuple[Property, Hit]], int, Budget]
-#: an outcome as a layer's searches share it: without the successor and its parts (None) when
-#: the search that computed it had visited the successor already, so that a layer keeps alive
-#: only successors some frontier holds anyway; a search for which such a successor is new
-#: computes the outcome again
-Offered = Tuple[Optional[State], Budget, int, Optional[Parts], List[Tuple[Property, Hit]],
-                int, Budget]
 #: a frontier entry: (state, budgets left, its node index, fingerprint parts, depth)
 Entry = Tuple[State, Budget, int, Parts, int]
-
-
-#: what the searches of one layer know of a state's actions: per action its outcome (None until
-#: a search computed it) or, for a Reconnect, its outcome per consequence of a gate's decision
-Known = List[Any]
-
-
-class SharedTransitions:
-    """The outcomes of the layer being expanded, shared by searches of one scope: (fingerprint,
-    exact hash) of a state -> (its enabled actions, what is known of each: its outcome, None
-    where none was computed yet, or for a Reconnect a dict from a decision's consequence to
-    the outcome). Cleared at every new depth, so it holds one layer at most."""
-
-    def __init__(self) -> None:
-        self.depth = -1
-        self.outcomes: Dict[Tuple[int, int], Tuple[List[Action], Known]] = {}
-        self.hits = 0          # outcomes taken from another search
-        self.reconnects_shared = 0   # of which Reconnects (another gate decided alike)
-        self.computed = 0      # outcomes computed and offered
-
-    def layer(self, depth: int) -> None:
-        if depth != self.depth:
-            self.depth, self.outcomes = depth, {}
 
 
 class Search:
@@ -109,18 +62,18 @@ class Search:
         self.depth = 0
         result.sometimes = {p.name: (False if p.applies(self.config) else None)
                             for p in PROPERTIES if p.kind == SOMETIMES}
-        # The visited set, per node index (compact arrays): its fingerprint, its class, its
+        # The visited set, per node index (compact columns): its fingerprint, its class, its
         # unfair budgets (an index into `unfair_ids`), its parent's index and the action taken
         # there (an index into `actions`, each distinct action kept once). A node is found
         # through its class (`node_of`): the class's first node (`live.first`), else `others`.
-        self.fps = array("q")
-        self.node_class = array("q")
-        self.node_unfair = array("i")
+        self.fps = IntColumn("q")
+        self.node_class = IntColumn("q")
+        self.node_unfair = IntColumn("i")
         self.unfair_ids: Dict[Budget, int] = {}
         self.others: Dict[Tuple[int, int], int] = {}    # (class, unfair id) -> node index,
         #                                                 for every node not first in its class
-        self.parent = array("q")
-        self.via = array("l")
+        self.parent = IntColumn("q")
+        self.via = IntColumn("l")
         self.actions: List[object] = []
         self.action_ids: Dict[object, int] = {}
         # Classes (a model state with its fair budgets: budgets.py): class fingerprint ->
@@ -258,24 +211,25 @@ class Search:
 
     def _shared_reconnect(self, state: State, budget: Budget, parts: Parts, action: Reconnect,
                           u: int, fp: int, known: Known, k: int,
-                          shared: Any) -> Optional[Offered]:
+                          shared: SharedTransitions) -> Optional[Offered]:
         """A Reconnect's outcome under this search's gate: the one another search computed for
         a decision with the same consequence, else computed here and offered; None if the gate
-        raised."""
+        raised. The gate is asked the question the first search to get here built."""
+        share: Optional[ReconnectShare] = known[k]
+        if share is None:
+            request, view = question_of(state, action, self.config)
+            share = known[k] = ReconnectShare(request, view)
         try:
-            decision = decision_of(state, action, self.config, self.gate)
+            decision = decide(self.gate, share.request, share.view)
         except GateError as exc:
             self._gate_raised(exc, u, action, fp)
             return None
-        by_consequence: Optional[Dict[Tuple[Any, ...], Offered]] = known[k]
-        if by_consequence is None:
-            by_consequence = known[k] = {}
         consequence = decision.consequence()
-        offered = by_consequence.get(consequence)
+        offered = share.outcomes.get(consequence)
         if self.stale(offered):
             outcome = self._outcome(state, budget, parts, action, u, fp, decision)
             if outcome is not None:
-                by_consequence[consequence] = self.offer(outcome)
+                share.outcomes[consequence] = self.offer(outcome)
                 shared.computed += 1
             return outcome
         shared.hits += 1
@@ -302,7 +256,8 @@ class Search:
         frontier, result, fps, live = self.frontier, self.result, self.fps, self.live
         kinds, classes, node_class = self.kinds, self.classes, self.node_class
         subsumption, dominance = self.subsumption, self.dominance
-        pool: Any = shared       # not None wherever `known` is
+        # the layer's shared outcomes (a search without them never reads this empty one)
+        pool = shared if shared is not None else SharedTransitions()
         if shared is not None:
             shared.layer(depth)
         while frontier and not self.cut and frontier[0][4] == depth:

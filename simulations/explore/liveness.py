@@ -19,15 +19,14 @@ recorded once, from the first of its states to be fully expanded, and its shorte
 its first state in breadth-first order. (This is also what lets the explorer skip states whose
 fault budgets another state of their class covers: `frontier`.)
 
-Only compact arrays are kept (per class its first state and a waiting cause, fair edges as
-index pairs); the components come from scipy's sparse-graph routine, so the check scales with
-the explorer. On a truncated search a component with an unexpanded class may not be bottom at
-all: such components never count as witnesses, and leave the verdict unknown when nothing else
-does.
+Only compact columns are kept (`columns.IntColumn`: per class its first state and a waiting
+cause, fair edges as index pairs); the components come from scipy's sparse-graph routine, so
+the check scales with the explorer. On a truncated search a component with an unexpanded
+class may not be bottom at all: such components never count as witnesses, and leave the verdict
+unknown when nothing else does.
 """
 from __future__ import annotations
 
-from array import array
 from typing import Callable, Dict, List, Optional, Tuple
 
 import numpy as np
@@ -36,6 +35,7 @@ from scipy.sparse.csgraph import connected_components
 
 from model import Deliver, Emit, Init, Reconnect, Start, Stop
 
+from .columns import IntColumn
 from .verdict import HOLDS, UNKNOWN, VIOLATED, Finding, Verdict
 
 #: transitions the system is assumed to keep making (weak fairness of its own progress)
@@ -51,14 +51,14 @@ def is_fair(action, state) -> bool:
 
 
 class LivenessGraph:
-    """The fair transitions of an exploration between classes of states, as compact arrays."""
+    """The fair transitions of an exploration between classes of states, as compact columns."""
 
     def __init__(self) -> None:
-        self.first = array("q")        # class -> index of its first state (breadth-first)
-        self.cause = array("b")        # class -> waiting cause code (-1: nobody waits)
-        self.done = bytearray()        # class -> 1 once a state of it was fully expanded
-        self.src = array("q")
-        self.dst = array("q")
+        self.first = IntColumn("q")    # class -> index of its first state (breadth-first)
+        self.cause = IntColumn("b")    # class -> waiting cause code (-1: nobody waits)
+        self.done = IntColumn("b")     # class -> 1 once a state of it was fully expanded
+        self.src = IntColumn("q")
+        self.dst = IntColumn("q")
         self.causes: List[str] = []    # cause code -> cause
 
     def add_class(self, first: int, cause: Optional[str]) -> int:
@@ -84,16 +84,15 @@ class LivenessGraph:
         """({cause: the first class where a client waits forever for it}, whether some
         candidate's component could not be fully expanded)."""
         n = len(self.first)
-        src = np.frombuffer(self.src, dtype=np.int64) if len(self.src) else np.zeros(0, np.int64)
-        dst = np.frombuffer(self.dst, dtype=np.int64) if len(self.dst) else np.zeros(0, np.int64)
+        src, dst = self.src.values(), self.dst.values()
         matrix = csr_matrix((np.ones(len(src), dtype=bool), (src, dst)), shape=(n, n))
         count, comp = connected_components(matrix, directed=True, connection="strong")
         not_bottom = np.zeros(count, dtype=bool)
         leaving = comp[src] != comp[dst]
         not_bottom[comp[src[leaving]]] = True
         unexpanded = np.zeros(count, dtype=bool)
-        unexpanded[comp[np.frombuffer(bytes(self.done), dtype=np.uint8) == 0]] = True
-        cause = np.frombuffer(self.cause, dtype=np.int8)
+        unexpanded[comp[self.done.values() == 0]] = True
+        cause = self.cause.values()
         candidate = (cause >= 0) & ~not_bottom[comp]
         stuck = candidate & ~unexpanded[comp]
         witness: Dict[str, int] = {}

@@ -1,7 +1,8 @@
 """Where the explorer's inner loop loads from: a compiled build beside the model's, or source.
 
 `python -m simulations compile` compiles `ENGINE_MODULES` (the breadth-first search, its budget
-bookkeeping and the liveness bookkeeping, which run once per transition) with mypyc in a group
+bookkeeping, its compact columns, the liveness bookkeeping and the transitions searches share,
+which run once per transition) with mypyc in a group
 of their own, next to the model's group, into `simulations/explore/_native/`, stamped with a
 digest of the model's sources and theirs: the build calls into the compiled model directly, so
 it is used only while the compiled model is in use and both are exactly the sources it was
@@ -20,7 +21,7 @@ from model import native as model_native
 PACKAGE_DIR = os.path.dirname(os.path.abspath(__file__))
 MODEL_DIR = os.path.dirname(os.path.abspath(model_native.__file__))
 #: the explorer's modules the compiled build holds
-ENGINE_MODULES = ("budgets", "frontier", "liveness")
+ENGINE_MODULES = ("budgets", "columns", "frontier", "liveness", "shared")
 GROUP = "simulations.explore._native"
 
 

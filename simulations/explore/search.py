@@ -28,8 +28,9 @@ from model import resolve_gate
 from model.policies import STATELESS_ROWS, Gate, GateFunction
 from model.properties import BY_NAME, LIVENESS, PROPERTIES, VERDICT_PROPERTIES
 
-from .frontier import Search, SharedTransitions
+from .frontier import Search
 from .scope import Scope
+from .shared import SharedTransitions
 from .verdict import HOLDS, UNKNOWN, VERDICTS, VIOLATED, Finding, Verdict
 
 _WAITING = next(p for p in PROPERTIES if p.kind == LIVENESS)
@@ -129,7 +130,7 @@ def explore_together(scope: Scope, policies: Sequence[Union[str, GateFunction, G
                      subsumption: bool = True) -> List[Exploration]:
     """`explore(scope, policy)` for each policy, the searches run in lockstep a depth layer at
     a time and sharing every outcome that does not depend on the gate, and a resumption's
-    where their gates' decisions have the same consequence (`frontier.SharedTransitions`).
+    where their gates' decisions have the same consequence (`shared.SharedTransitions`).
     Each Exploration is the one `explore` gives alone (the same states, transitions, verdicts
     and traces); its `seconds` counts the layers it expanded (the outcomes it computed for
     the others included) and its liveness check."""

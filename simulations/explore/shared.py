@@ -1,0 +1,72 @@
+"""The transitions that searches of one deployment under several gates share.
+
+Searches of the same scope under different gates (the verification matrix's cells of one
+deployment) reach many of the same states at the same depth: everything before the first
+resumption, and whatever the gates decide alike. Every action but `Reconnect` is decided without
+the gate, so its outcome (successor state, its property hits, the successor's fingerprint) is a
+function of the state and the budgets left; a `Reconnect`'s is a function of those and of the
+consequence of the gate's decision (`Decision.consequence`, applied with
+`model.apply(..., decided=)`). `SharedTransitions` keeps the outcomes for the layer being
+expanded, keyed by the state's fingerprint and its exact hash (two independent 64-bit hashes),
+and a search that expands a state another search expanded at the same depth takes them instead
+of computing them again. Each search still asks its own gate at every `Reconnect`, with the
+question (the request and the instance's view) built once for all of them (`ReconnectShare`),
+takes an outcome only where its gate's decision has the same consequence, and keeps its own
+visited set, order, traces and verdicts, so what it finds is what it finds alone (a test
+compares the two). A layer keeps a successor state alive only if the search that computed it
+had not visited it (`Offered`): a successor some other search holds in its frontier anyway
+costs nothing to keep, one every search had seen would be kept only for the rare search to
+which it is new, and that search computes it again.
+"""
+from __future__ import annotations
+
+from typing import Any, Dict, List, Optional, Tuple
+
+from model import ResumeRequest, ServerView
+from model.actions import Action
+from model.properties import Hit, Property
+from model.state import State
+from model.symmetry import Parts
+
+from .budgets import Budget
+
+#: what a transition led to: (successor, its budgets, its fingerprint, its fingerprint parts,
+#: the (property, hit) pairs of its events, its class's fingerprint, its unfair budgets)
+Outcome = Tuple[State, Budget, int, Parts, List[Tuple[Property, Hit]], int, Budget]
+#: an outcome as a layer's searches share it: without the successor and its parts (None) when
+#: the search that computed it had visited the successor already, so that a layer keeps alive
+#: only successors some frontier holds anyway; a search for which such a successor is new
+#: computes the outcome again
+Offered = Tuple[Optional[State], Budget, int, Optional[Parts], List[Tuple[Property, Hit]],
+                int, Budget]
+
+#: what the searches of one layer know of a state's actions: per action its outcome (None until
+#: a search computed it) or, for a Reconnect, a `ReconnectShare` (None until a search asked)
+Known = List[Any]
+
+
+class ReconnectShare:
+    """What the searches of a layer share of one Reconnect in one state: the question every gate
+    is asked (`model.question_of`), and the outcome per consequence of a gate's decision."""
+
+    def __init__(self, request: ResumeRequest, view: ServerView) -> None:
+        self.request = request
+        self.view = view
+        self.outcomes: Dict[Tuple[Any, ...], Offered] = {}
+
+
+class SharedTransitions:
+    """The outcomes of the layer being expanded, shared by searches of one scope: (fingerprint,
+    exact hash) of a state -> (its enabled actions, what is known of each (`Known`)). Cleared at
+    every new depth, so it holds one layer at most."""
+
+    def __init__(self) -> None:
+        self.depth = -1
+        self.outcomes: Dict[Tuple[int, int], Tuple[List[Action], Known]] = {}
+        self.hits = 0          # outcomes taken from another search
+        self.reconnects_shared = 0   # of which Reconnects (another gate decided alike)
+        self.computed = 0      # outcomes computed and offered
+
+    def layer(self, depth: int) -> None:
+        if depth != self.depth:
+            self.depth, self.outcomes = depth, {}
