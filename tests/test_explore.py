@@ -189,3 +189,30 @@ def test_graphml_marks_the_counterexample_path_and_figures_are_written(tmp_path,
     assert data["properties"]["stall_liveness"]["verdict"] == "holds"
     assert (tmp_path / "fig" / "duplicate_delivery.png").stat().st_size > 10_000
     assert (tmp_path / "fig" / "duplicate_delivery.svg").read_text().startswith("<?xml")
+
+
+def test_is_fair_is_its_definition_on_every_reachable_action():
+    """`is_fair` compares kinds one by one: it must say what FAIR_KINDS and the completing
+    stop of a drain say, for every action enabled in a deployment with drains (all kinds)."""
+    from model import apply as step
+    from model import enabled_actions, initial_state
+    from simulations.explore.liveness import FAIR_KINDS, is_fair
+    config = default_system().replace(instances=2, lb="round_robin")
+    seen, layer, kinds, completing_stops = set(), [initial_state(config)], set(), 0
+    for _ in range(7):
+        following = []
+        for state in layer:
+            for action in enabled_actions(state, config):
+                kind = type(action)
+                kinds.add(kind.__name__)
+                draining = kind.__name__ == "Stop" and \
+                    state.instances[action.instance].status == "draining"
+                assert is_fair(action, state) == (kind in FAIR_KINDS or draining)
+                completing_stops += draining
+                after = step(state, action, config, "strict").state
+                if after not in seen:
+                    seen.add(after)
+                    following.append(after)
+        layer = following[:400]
+    assert {k.__name__ for k in FAIR_KINDS} | {"Stop", "Drain"} <= kinds
+    assert completing_stops

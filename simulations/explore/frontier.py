@@ -14,7 +14,7 @@ Searches of one scope under several gates share the outcomes of a layer (`shared
 from __future__ import annotations
 
 from collections import deque
-from typing import Any, Callable, Deque, Dict, List, Optional, Set, Tuple
+from typing import Any, Deque, Dict, List, Optional, Set, Tuple
 
 from model import (
     Decision,
@@ -27,7 +27,16 @@ from model import (
 )
 from model.actions import Action
 from model.policies import Gate, decide
-from model.properties import COST, PROPERTIES, SAFETY, SOMETIMES, Hit, Property, hits_of
+from model.properties import (
+    COST,
+    PROPERTIES,
+    SAFETY,
+    SOMETIMES,
+    Hit,
+    Property,
+    hits_of,
+    waiting_cause,
+)
 from model.state import State
 from model.symmetry import Canonicalizer, Parts
 
@@ -38,8 +47,8 @@ from .scope import Scope
 from .shared import Known, Offered, Outcome, ReconnectShare, SharedTransitions
 from .verdict import Finding
 
-_WAITING: Callable[..., Optional[str]] = next(
-    p.waiting for p in PROPERTIES if p.kind == "liveness" and p.waiting is not None)
+#: why some client waits in a state (the liveness property's `waiting`), called directly
+assert next(p.waiting for p in PROPERTIES if p.kind == "liveness") is waiting_cause
 
 #: a frontier entry: (state, budgets left, its node index, fingerprint parts, depth)
 Entry = Tuple[State, Budget, int, Parts, int]
@@ -62,6 +71,11 @@ class Search:
         self.depth = 0
         result.sometimes = {p.name: (False if p.applies(self.config) else None)
                             for p in PROPERTIES if p.kind == SOMETIMES}
+        # the result's own dicts, typed: `record` fills them on every transition with hits
+        self.sometimes: Dict[str, Optional[bool]] = result.sometimes
+        self.costs: Dict[str, Finding] = result.costs
+        self.by_cause: Dict[Tuple[str, str], Finding] = result.by_cause
+        self.violations: Dict[str, Finding] = result.violations
         # The visited set, per node index (compact columns): its fingerprint, its class, its
         # unfair budgets (an index into `unfair_ids`), its parent's index and the action taken
         # there (an index into `actions`, each distinct action kept once). A node is found
@@ -115,7 +129,7 @@ class Search:
         klass = self.classes.get(class_fp)
         if klass is None:
             klass = self.classes[class_fp] = self.live.add_class(
-                idx, _WAITING(state, self.config))
+                idx, waiting_cause(state, self.config))
             if self.subsumption:
                 self.dominance.add_class(unfair)
         else:
@@ -166,25 +180,23 @@ class Search:
 
     def record(self, u: int, action: object, hits: List[Tuple[Property, Hit]]) -> None:
         """Findings, costs and sometimes situations of one transition from node `u`."""
-        r = self.result
         for prop, hit in hits:
-            if prop.kind == SOMETIMES:
-                r.sometimes[prop.name] = True
-            elif prop.kind == COST:
-                if prop.name not in r.costs:
-                    r.costs[prop.name] = Finding(prop.name, hit.detail,
-                                                 self.path(u) + [action], self.fps[u],
-                                                 hit.cause)
-            elif prop.kind == SAFETY:   # judged or diagnostic: findings_of's safety ones
-                self._found(prop.name, hit.cause, hit.detail, u, action)
+            kind, name = prop.kind, prop.name
+            if kind == SOMETIMES:
+                self.sometimes[name] = True
+            elif kind == COST:
+                if name not in self.costs:
+                    self.costs[name] = Finding(name, hit.detail, self.path(u) + [action],
+                                               self.fps[u], hit.cause)
+            elif kind == SAFETY:   # judged or diagnostic: findings_of's safety ones
+                self._found(name, hit.cause, hit.detail, u, action)
 
     def _found(self, name: str, cause: str, detail: str, u: int, action: object) -> None:
-        r = self.result
-        if (name, cause) in r.by_cause:
+        if (name, cause) in self.by_cause:
             return
         finding = Finding(name, detail, self.path(u) + [action], self.fps[u], cause)
-        r.by_cause[(name, cause)] = finding
-        r.violations.setdefault(name, finding)
+        self.by_cause[(name, cause)] = finding
+        self.violations.setdefault(name, finding)
 
     def _gate_raised(self, exc: GateError, u: int, action: object, fp: int) -> None:
         """Record the first transition the gate raised on (the search is then incomplete)."""
