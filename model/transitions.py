@@ -274,13 +274,14 @@ def compact(state: State, config: SystemConfig, i, token: int) -> Tuple[State, l
     """Drop the oldest retained event of `token`'s buffer (at instance `i`, or shared)."""
     pairs = state.buffers if i is None else state.instances[i].buffers
     buffer = tget(pairs, token)
-    buffer = Buffer(buffer.entries[1:], buffer.entries[0])
+    floor = buffer.entries[0]
+    buffer = Buffer(buffer.entries[1:], floor)
     if i is None:
         state = state.replace(buffers=tset(pairs, token, buffer))
     else:
         inst = state.instances[i].replace(buffers=tset(pairs, token, buffer))
         state = state.replace(instances=replace_at(state.instances, i, inst))
-    return state, [BufferCompacted(i, token, buffer.floor.wire)]
+    return state, [BufferCompacted(i, token, floor.wire)]
 
 
 def transition(state: State, config: SystemConfig, gate: Gate, action,
