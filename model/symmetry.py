@@ -82,7 +82,11 @@ def _instance_part(inst: Instance) -> Tuple[int, Tuple[int, ...]]:
     return inst.anon_hash(), inst.session_clients()
 
 
-def _naming_part(registry, owners, affinity) -> Tuple[int, tuple, tuple, tuple]:
+#: the naming fields' hash without names, and the names (clients, clients, instances)
+Naming = Tuple[int, Tuple[int, ...], Tuple[int, ...], Tuple[int, ...]]
+
+
+def _naming_part(registry, owners, affinity) -> Naming:
     """The naming fields' hash without names, and the names: registry clients, owners,
     affinity instances (each in token order)."""
     return (hash((tuple([(t, r.anon_hash()) for t, r in registry]),
@@ -100,12 +104,12 @@ class Parts(Record):
     clients: Final[Tuple[Tuple[int, int, int], ...]]
     instances: Final[Tuple[Tuple[int, Tuple[int, ...]], ...]]
     plain: Final[int]  # the fields no renaming touches
-    naming: Final[Tuple[int, tuple, tuple, tuple]]  # _naming_part of registry, owners, affinity
+    naming: Final[Naming]  # _naming_part of registry, owners, affinity
     pointer: Final[int]  # the round-robin pointer (an instance, renamed where it means one)
 
     def __init__(self, clients: Tuple[Tuple[int, int, int], ...],
                  instances: Tuple[Tuple[int, Tuple[int, ...]], ...], plain: int,
-                 naming: Tuple[int, tuple, tuple, tuple], pointer: int) -> None:
+                 naming: Naming, pointer: int) -> None:
         self.clients = clients
         self.instances = instances
         self.plain = plain
@@ -155,21 +159,29 @@ def parts_of(state: State, parent: Optional[State] = None,
     return Parts(client_parts, instance_parts, plain, naming, state.rr)
 
 
+def _renamed(refs: Tuple[int, ...], names: Tuple[int, ...]) -> Tuple[int, ...]:
+    """Each reference in `refs` by its new name."""
+    return tuple([names[r] for r in refs])
+
+
 def renamed_hash(parts: Parts, cmap: Tuple[int, ...], imap: Tuple[int, ...],
                  extra: tuple, pointer: bool) -> int:
     """The hash of the state `parts` describes, renamed by (cmap, imap) (its round-robin
     pointer too where `pointer`), with `extra`; with identity maps, the hash of the parts
     themselves."""
-    clients: List = [None] * len(parts.clients)
-    for k, (h, ident, inst) in enumerate(parts.clients):
+    client_parts, instance_parts = parts.clients, parts.instances
+    clients: List[Any] = [None] * len(client_parts)
+    for k in range(len(client_parts)):
+        h, ident, inst = client_parts[k]
         clients[cmap[k]] = (h, cmap[ident], imap[inst] if inst >= 0 else -1)
-    instances: List = [None] * len(parts.instances)
-    for k, (h, refs) in enumerate(parts.instances):
-        instances[imap[k]] = (h, tuple([cmap[c] for c in refs]))
+    instances: List[Any] = [None] * len(instance_parts)
+    for k in range(len(instance_parts)):
+        ih, refs = instance_parts[k]
+        instances[imap[k]] = (ih, _renamed(refs, cmap))
     naming = parts.naming
     return hash((tuple(clients), tuple(instances), parts.plain,
-                 (naming[0], tuple([cmap[c] for c in naming[1]]),
-                  tuple([cmap[c] for c in naming[2]]), tuple([imap[i] for i in naming[3]])),
+                 (naming[0], _renamed(naming[1], cmap), _renamed(naming[2], cmap),
+                  _renamed(naming[3], imap)),
                  imap[parts.pointer] if pointer else parts.pointer, extra))
 
 
