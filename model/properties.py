@@ -42,8 +42,7 @@ from .history import (
     TaskPolled,
 )
 from .record import UNHASHED, Record
-from .resume import owes
-from .state import State
+from .resume import waiting_cause
 from .stateless import REQUEST_ADMISSION
 from .tasks import POLL_ADMISSION
 from .view import BELOW_FLOOR, NO_CURSOR
@@ -212,19 +211,6 @@ def _duplicate_execution(e: Emitted) -> Optional[Hit]:
 def _any_duplicate(e: Applied) -> Optional[Hit]:
     cause = _own_duplicate(e)
     return Hit(1, cause, f"m{e.msg} applied again ({cause})") if cause else None
-
-
-def waiting_cause(state: State, config: SystemConfig) -> Optional[str]:
-    """Why some client waits (holds a session, idle or open, and lacks messages it was not told
-    it lost): "idle", or how its open stream was admitted; None if nobody waits."""
-    for client in state.clients:
-        if client.phase in ("idle", "open") and owes(config, client):
-            if client.phase == "idle":
-                return "idle"
-            stream = client.stream
-            assert stream is not None    # an open client has its stream
-            return stream.admission
-    return None
 
 
 def _event(kind, predicate: Callable[[object], bool], cause: Callable = lambda e: "",

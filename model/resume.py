@@ -110,6 +110,19 @@ def owes(config: SystemConfig, client: Client) -> bool:
                for m in range(config.messages_per_session))
 
 
+def waiting_cause(state: State, config: SystemConfig) -> Optional[str]:
+    """Why some client waits (holds a session, idle or open, and lacks messages it was not told
+    it lost): "idle", or how its open stream was admitted; None if nobody waits."""
+    for client in state.clients:
+        if client.phase in ("idle", "open") and owes(config, client):
+            if client.phase == "idle":
+                return "idle"
+            stream = client.stream
+            assert stream is not None    # an open client has its stream
+            return stream.admission
+    return None
+
+
 def can_emit(state: State, config: SystemConfig, instance: int, token: int) -> bool:
     """`instance` runs session `token` at its current generation and has work left to emit."""
     return emit_possible(state, config, token, on=instance)

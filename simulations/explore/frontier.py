@@ -35,8 +35,8 @@ from model.properties import (
     Hit,
     Property,
     hits_of,
-    waiting_cause,
 )
+from model.resume import waiting_cause
 from model.state import State
 from model.symmetry import Canonicalizer, Parts
 
