@@ -295,24 +295,15 @@ def resumption_question(state: State, config: SystemConfig, c: int,
     return request, build_view(state, config, instance, request)
 
 
-def gate_decision(state: State, config: SystemConfig, gate: Gate, c: int,
-                  instance: int) -> Decision:
-    """What `gate` answers to client `c`'s resumption routed to `instance` (what `reconnect`
-    would ask it; raises GateError as `decide` does)."""
-    request, view = resumption_question(state, config, c, instance)
-    return decide(gate, request, view)
-
-
 def reconnect(state: State, config: SystemConfig, gate: Gate, c: int,
               instance: int, decided: Optional[Decision] = None) -> Tuple[State, list]:
     """GET with the client's token and cursor, routed to `instance` and decided by `gate`
-    (or, when given, `decided`: the decision `gate_decision` got from `gate` for this state;
-    the result is then exactly what asking the gate here gives)."""
+    (or, when given, `decided`: the decision `gate` gave to `resumption_question` for this
+    state; the result is then exactly what asking the gate here gives)."""
     client = state.clients[c]
     token = client.token
     assert token is not None   # enabled only for a client holding a session
-    request = _resume_request(state, c)
-    view = build_view(state, config, instance, request)
+    request, view = resumption_question(state, config, c, instance)
     decision = decide(gate, request, view) if decided is None else decided
     live_elsewhere = _live_anywhere(state, config, token)
     state = advance(state, config, token, instance, False)

@@ -45,9 +45,9 @@ from .entries import Buffer, Item
 from .errors import ActionNotEnabled
 from .history import BufferCompacted, Emitted, InstanceChanged, SessionEvicted, StreamStalled
 from .pairs import Pairs, tdel, tget, tset
-from .policies import Gate, GateFunction, resolve_gate
+from .policies import Gate, GateFunction, decide, resolve_gate
 from .protocol import Decision, ResumeRequest
-from .resume import gate_decision, initialize, reconnect, resumption_question, stream_is_dead
+from .resume import initialize, reconnect, resumption_question, stream_is_dead
 from .servers import Instance
 from .state import Client, State, holder, replace_at, set_orphan, slot_of
 from .stateless import emit_request, expire, forget_request, issue
@@ -352,7 +352,8 @@ def question_of(state: State, action: Reconnect, config: SystemConfig
 def decision_of(state: State, action: Reconnect, config: SystemConfig, gate: Gate) -> Decision:
     """The gate's decision on an enabled Reconnect in `state` (raises GateError as `apply`
     does); `apply(..., decided=decision_of(...))` is `apply(...)`."""
-    return gate_decision(state, config, gate, action.client, action.instance)
+    request, view = resumption_question(state, config, action.client, action.instance)
+    return decide(gate, request, view)
 
 
 def apply(state: State, action, config: SystemConfig,
