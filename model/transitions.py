@@ -79,9 +79,9 @@ def emit(state: State, config: SystemConfig, token: int) -> Tuple[State, list]:
         state = set_orphan(state, h, token, "")        # dead connection, ends with its result
     clients, live_to = list(state.clients), []
     for c, client in enumerate(clients):
-        stream = client.stream
-        if client.phase == "open" and stream is not None and stream.instance == h and \
-                stream.token == token:
+        stream = client.stream     # (the cheapest tests first: most clients read another session)
+        if stream is not None and stream.token == token and stream.instance == h and \
+                client.phase == "open":
             item = Item(entry.wire, entry.truth, "live")
             clients[c] = client.replace(inflight=client.inflight + (item,))
             live_to.append(client.ident)

@@ -1,4 +1,5 @@
-"""Build the compiled model: mypyc over `model/`'s modules into `model/_native/`.
+"""Build the compiled model: mypyc over `model/`'s modules into `model/_native/`, and over the
+engines' hot modules (simulations/compiled_group.py) into their packages' `_native/`.
 
 The build is an optimisation and never a requirement: with no C compiler, no mypyc, or a failed
 compilation, it reports why and the model keeps loading from source (model/native.py decides
@@ -19,22 +20,25 @@ import time
 from dataclasses import dataclass
 from importlib.machinery import EXTENSION_SUFFIXES
 from pathlib import Path
-from typing import Optional
+from typing import Optional, Tuple
 
 from model import native
 
-from .explore import native as engine_native
+from .compiled_group import CompiledGroup
+from .des.native import DES
+from .explore.native import ENGINE
 
 MODEL_DIR = Path(native.__file__).resolve().parent
 BUILD_DIR = MODEL_DIR / native.NATIVE_DIR
-ENGINE_DIR = Path(engine_native.PACKAGE_DIR)
-ENGINE_BUILD_DIR = ENGINE_DIR / native.NATIVE_DIR
+SIMULATIONS_DIR = Path(__file__).resolve().parent
+#: the engine groups compiled beside the model, in build order
+GROUPS: Tuple[CompiledGroup, ...] = (ENGINE, DES)
 
 # Run in the scratch directory by the child interpreter: setuptools' build_ext over mypycify,
-# one group per package (the model's, and the explorer's inner loop, which calls into the
-# model's). mypy type-checks the compiled modules first, with --strict-equality: a comparison
-# with a value outside a vocabulary (model/vocabulary.py's Phase, Status, ...) is then a build
-# error; the modules they import are analysed for their types only.
+# one group per package (the model's, then each engine group, which calls into the model's).
+# mypy type-checks the compiled modules first, with --strict-equality: a comparison with a
+# value outside a vocabulary (model/vocabulary.py's Phase, Status, ...) is then a build error;
+# the modules they import are analysed for their types only.
 _SETUP = """
 import json, sys
 from setuptools import setup
@@ -70,13 +74,20 @@ def missing_toolchain() -> Optional[str]:
 
 
 def is_current() -> bool:
-    """True when `model/_native/` and `simulations/explore/_native/` hold builds of exactly
+    """True when `model/_native/` and every engine group's `_native/` hold builds of exactly
     today's sources (whatever MCP_MODEL_PURE says)."""
     if native.native_dir(str(MODEL_DIR), honour_env=False)[0] is None:
         return False
-    wanted = list(engine_native.ENGINE_MODULES) + [native.SHARED_LIBRARY]
-    return native.usable_build(str(ENGINE_BUILD_DIR), engine_native.engine_digest(),
-                               wanted)[0] is not None
+    return all(group.usable()[0] is not None for group in GROUPS)
+
+
+def _digests() -> Tuple[str, ...]:
+    return (native.source_digest(str(MODEL_DIR)),) + tuple(g.digest() for g in GROUPS)
+
+
+def _relative(group: CompiledGroup) -> Path:
+    """The group's package directory, relative to the project (e.g. simulations/des)."""
+    return Path(group.package_dir).resolve().relative_to(SIMULATIONS_DIR.parent)
 
 
 def _stage(source: Path, names, digest: str, package: Path) -> Path:
@@ -101,48 +112,51 @@ def _swap(staged: Path, build_dir: Path) -> None:
 
 
 def build(force: bool = False) -> Outcome:
-    """Compile the model and the explorer's inner loop unless current builds exist (or
-    `force`)."""
+    """Compile the model and the engine groups unless current builds exist (or `force`)."""
     if not force and is_current():
         return Outcome(True, f"model: compiled build up to date ({BUILD_DIR})")
     missing = missing_toolchain()
     if missing:
         return Outcome(False, f"model: not compiled, {missing}; the Python sources are used")
     started = time.perf_counter()
-    digest, engine_digest = native.source_digest(str(MODEL_DIR)), engine_native.engine_digest()
+    digests = _digests()
     modules = native.compiled_modules(str(MODEL_DIR))
-    engines = list(engine_native.ENGINE_MODULES)
-    skip = shutil.ignore_patterns("__pycache__", native.NATIVE_DIR, ".native-*", "*.so")
+    skip = shutil.ignore_patterns("__pycache__", native.NATIVE_DIR, ".native-*", "*.so",
+                                  "node_modules")
     with tempfile.TemporaryDirectory(prefix="model-native-") as scratch:
         work = Path(scratch)
         shutil.copytree(MODEL_DIR, work / "model", ignore=skip)
-        (work / "simulations").mkdir()
-        shutil.copy2(ENGINE_DIR.parent / "__init__.py", work / "simulations" / "__init__.py")
-        shutil.copytree(ENGINE_DIR, work / "simulations" / "explore", ignore=skip)
-        groups = [[[f"model/{m}.py" for m in modules], native.GROUP],
-                  [[f"simulations/explore/{m}.py" for m in engines], engine_native.GROUP]]
+        # the whole package, so that mypy sees the types the groups' modules import
+        shutil.copytree(SIMULATIONS_DIR, work / "simulations", ignore=skip)
+        groups = [[[f"model/{m}.py" for m in modules], native.GROUP]] + \
+            [[[f"{_relative(g).as_posix()}/{m}.py" for m in g.modules], g.group] for g in GROUPS]
         done = subprocess.run([sys.executable, "-c", _SETUP, json.dumps(groups)],
                               cwd=work, capture_output=True, text=True)
         if done.returncode != 0:
-            tail = (done.stdout + done.stderr).strip().splitlines()[-12:]
+            lines = (done.stdout + done.stderr).strip().splitlines()
+            # the errors, or (mypyc fails on a note too) the notes
+            tail = ([line for line in lines if ": note: " not in line] or lines)[-12:]
             return Outcome(False, "model: compilation failed, the Python sources are used:\n  "
                            + "\n  ".join(tail))
-        if (native.source_digest(str(MODEL_DIR)), engine_native.engine_digest()) != \
-                (digest, engine_digest):
+        if _digests() != digests:
             return Outcome(False, "model: sources changed during the build; run it again")
-        staged = _stage(work / "model", modules + [native.SHARED_LIBRARY], digest, MODEL_DIR)
-        staged_engine = _stage(work / "simulations" / "explore",
-                               engines + [native.SHARED_LIBRARY], engine_digest, ENGINE_DIR)
-    _swap(staged, BUILD_DIR)
-    _swap(staged_engine, ENGINE_BUILD_DIR)
+        staged = [(_stage(work / "model", modules + [native.SHARED_LIBRARY], digests[0],
+                          MODEL_DIR), BUILD_DIR)]
+        for group, digest in zip(GROUPS, digests[1:]):
+            staged.append((_stage(work / _relative(group), group.extensions, digest,
+                                  Path(group.package_dir)), Path(group.build_dir)))
+    for built, build_dir in staged:
+        _swap(built, build_dir)
     seconds = time.perf_counter() - started
-    return Outcome(True, f"model: compiled {len(modules)} modules and the explorer's "
-                         f"{len(engines)} with mypyc in {seconds:.0f} s ({BUILD_DIR}, "
-                         f"{ENGINE_BUILD_DIR})", seconds)
+    engines = sum(len(g.modules) for g in GROUPS)
+    return Outcome(True, f"model: compiled {len(modules)} modules and the engines' {engines} "
+                         f"with mypyc in {seconds:.0f} s ({BUILD_DIR}, "
+                         + ", ".join(g.build_dir for g in GROUPS) + ")", seconds)
 
 
 def remove() -> Outcome:
     """Delete the compiled builds; the model and the explorer load from source afterwards."""
     shutil.rmtree(BUILD_DIR, ignore_errors=True)
-    shutil.rmtree(ENGINE_BUILD_DIR, ignore_errors=True)
-    return Outcome(False, "model: compiled build removed; the Python sources are used")
+    for group in GROUPS:
+        shutil.rmtree(group.build_dir, ignore_errors=True)
+    return Outcome(False, "model: compiled builds removed; the Python sources are used")

@@ -21,6 +21,7 @@ from optimisation_support import (  # noqa: E402
 )
 
 import model  # noqa: E402
+import simulations.des.world  # noqa: E402
 import simulations.explore.frontier  # noqa: E402
 
 
@@ -28,6 +29,7 @@ def snapshot(scratch: Path) -> dict:
     space, cells = reduced_cells(scratch)
     return {"compiled": model.COMPILED, "state_module": Path(model.state.__file__).suffix,
             "frontier_module": Path(simulations.explore.frontier.__file__).suffix,
+            "world_module": Path(simulations.des.world.__file__).suffix,
             "cells": explored_cells(space, cells), "incidents": incident_records(),
             "des": [r for policy in DES_POLICIES for r in des_records(policy)]}
 

@@ -149,6 +149,10 @@ def test_bench_des_prints_the_figures_and_their_ratio(capsys):
     assert figures["recorded_transitions"] == figures["transitions"]
     assert figures["ceiling_ratio"] == pytest.approx(
         figures["apply_transitions_per_s"] / figures["timeouts_per_cpu_s"])
+    # which builds ran: the model's and the DES's own group
+    import model
+    import simulations.des
+    assert (figures["model"], figures["engine"]) == (model.BUILD, simulations.des.BUILD)
 
 
 def test_the_ceilings_drive_the_model_over_the_engines_own_work():

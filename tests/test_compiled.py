@@ -51,10 +51,9 @@ def test_compiled_and_pure_models_give_the_same_results(tmp_path):
     _require_build()
     with ThreadPoolExecutor(2) as pool:
         compiled, pure = pool.map(lambda p: _snapshot(p, tmp_path / str(p)), (False, True))
-    assert (compiled.pop("compiled"), compiled.pop("state_module"),
-            compiled.pop("frontier_module")) == (True, ".so", ".so")
-    assert (pure.pop("compiled"), pure.pop("state_module"),
-            pure.pop("frontier_module")) == (False, ".py", ".py")
+    modules = ("compiled", "state_module", "frontier_module", "world_module")
+    assert [compiled.pop(key) for key in modules] == [True, ".so", ".so", ".so"]
+    assert [pure.pop(key) for key in modules] == [False, ".py", ".py", ".py"]
     assert len(compiled["cells"]) >= 12 and len(compiled["incidents"]) == \
         len(SCENARIOS) * len(INCIDENT_ROWS)
     assert any(p["verdict"] == "violated" and c["traces"]
@@ -128,10 +127,13 @@ def test_compile_without_a_compiler_falls_back_and_says_why(monkeypatch, capsys)
     assert sorted(p.name for p in (ROOT / "model").iterdir()) == before
 
 
-def test_the_explorer_loads_its_build_only_beside_the_compiled_model():
-    """With the model from source, the explorer's inner loop runs from source too (its build
-    calls into the compiled model); with a current build of both, it loads compiled."""
-    probe = ("import json, pathlib, simulations.explore as e, simulations.explore.frontier as f;"
+@pytest.mark.parametrize("package, module", [("simulations.explore", "frontier"),
+                                             ("simulations.des", "world")])
+def test_an_engine_group_loads_its_build_only_beside_the_compiled_model(package, module):
+    """With the model from source, the explorer's inner loop and the DES's hot loop run from
+    source too (their builds call into the compiled model); with current builds of all, they
+    load compiled."""
+    probe = (f"import json, pathlib, {package} as e, {package}.{module} as f;"
              "print(json.dumps([e.COMPILED, e.BUILD, pathlib.Path(f.__file__).suffix]))")
     env = {k: v for k, v in os.environ.items() if k != native.PURE_ENV}
     runs = {}
@@ -143,6 +145,26 @@ def test_the_explorer_loads_its_build_only_beside_the_compiled_model():
     assert runs[True] == [False, "Python sources (the model runs from source)", ".py"]
     if compile_model.is_current():
         assert runs[False] == [True, "compiled (mypyc)", ".so"]
+
+
+def test_every_engine_group_is_built_and_removed_with_the_model(tmp_path, monkeypatch):
+    """`compile` builds the explorer's and the DES's groups (their modules exist), and
+    `--remove` removes the model's build and every group's."""
+    from simulations.compiled_group import CompiledGroup
+    from simulations.des.native import DES
+    from simulations.explore.native import ENGINE
+    assert compile_model.GROUPS == (ENGINE, DES)
+    assert all(Path(g.package_dir, m + ".py").exists() for g in compile_model.GROUPS
+               for m in g.modules)
+    fakes = tuple(CompiledGroup(str(tmp_path / name), ("x",), f"{name}._native")
+                  for name in ("one", "two"))
+    builds = [tmp_path / "model" / native.NATIVE_DIR] + [Path(g.build_dir) for g in fakes]
+    for build in builds:
+        build.mkdir(parents=True)
+    monkeypatch.setattr(compile_model, "BUILD_DIR", builds[0])
+    monkeypatch.setattr(compile_model, "GROUPS", fakes)
+    assert main(["compile", "--remove"]) == 0
+    assert not any(build.exists() for build in builds)
 
 
 def test_a_build_stamped_for_other_sources_is_not_used(tmp_path):

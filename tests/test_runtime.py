@@ -1,10 +1,12 @@
-"""The process settings searches run under restore what they found (simulations/runtime.py)."""
+"""The process settings searches and DES replications run under restore what they found
+(simulations/runtime.py)."""
 import gc
 
 import pytest
 
+from simulations import runtime
 from simulations.cli import main
-from simulations.runtime import cyclic_gc_paused
+from simulations.runtime import cyclic_gc_paused, cyclic_gc_relaxed
 
 
 def test_the_collector_is_paused_inside_and_restored_after_even_on_error():
@@ -32,3 +34,33 @@ def test_explore_restores_the_collector(capsys):
     assert main(["explore", "--policy", "strict", "--max-states", "2000", "--json"]) == 0
     assert gc.isenabled()
     assert '"states": 2000' in capsys.readouterr().out
+
+
+def test_the_youngest_generation_is_collected_less_often_inside_and_as_before_after():
+    before = gc.get_threshold()
+    with pytest.raises(KeyError):
+        with cyclic_gc_relaxed():
+            assert gc.get_threshold() == (runtime.RELAXED_GEN0_THRESHOLD,) + before[1:]
+            assert gc.isenabled()            # SimPy's cycles are still collected
+            raise KeyError("x")
+    assert gc.get_threshold() == before
+
+
+def test_a_replication_runs_relaxed_and_restores_the_thresholds(monkeypatch):
+    from contextlib import contextmanager
+
+    from simulations.des import runner
+    from simulations.des.config import DEFAULT_CONFIG, load
+    inside = []
+
+    @contextmanager
+    def watched():
+        with cyclic_gc_relaxed():
+            inside.append(gc.get_threshold()[0])
+            yield
+    monkeypatch.setattr(runner, "cyclic_gc_relaxed", watched)
+    before = gc.get_threshold()
+    config = load(DEFAULT_CONFIG, ["timing.duration=60"], replications=1)
+    record = runner.run_replication(config, "strict", 0)
+    assert record["simulated_seconds"] == 60 and gc.get_threshold() == before
+    assert inside == [runtime.RELAXED_GEN0_THRESHOLD]

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import argparse
+import importlib
 import json
 
 import model
@@ -77,8 +78,13 @@ def run(args: argparse.Namespace) -> int:
     if args.instances is not None:
         result["larger_scope"] = bench.explore_scope(args.policy, args.instances)
     result["model"] = model.BUILD    # compiled or from source (MCP_MODEL_PURE=1 forces source)
+    builds = f"model: {model.BUILD}"
+    if args.target in ("des", "explore"):      # the engine's own compiled group, or source
+        engine = importlib.import_module(f"simulations.{args.target}")
+        result["engine"] = engine.BUILD
+        builds += f"; {args.target} engine: {engine.BUILD}"
     print(json.dumps(result, sort_keys=True) if args.json
-          else f"model: {model.BUILD}\n" + bench.text(args.target, result))
+          else builds + "\n" + bench.text(args.target, result))
     return 0
 
 

@@ -7,7 +7,7 @@ goes through `World.apply`, so the protocol logic lives only in `model/`.
 """
 from __future__ import annotations
 
-from typing import Any, Dict, Optional, Tuple
+from typing import Dict, Optional, Tuple
 
 from model import (
     Arrive,
@@ -22,6 +22,7 @@ from model import (
 )
 from model.history import Applied, TaskPolled
 
+from .streams import Exponentials
 from .world import World, first_of
 
 CLEAN_CLOSES = ("server_close", "idle_timeout")
@@ -227,16 +228,16 @@ class ClientFaults:
 
     def __init__(self, world: World, client: ClientProcess):
         self.world, self.client = world, client
-        self.draws: Dict[str, Tuple[Any, float]] = {}      # fault -> (its stream, mean gap)
+        self.draws: Dict[str, Tuple[Exponentials, float]] = {}   # fault -> (its gaps, mean)
         for kind, rate in (("drop", world.timing.drop_rate),
                            ("restart", world.timing.client_restart_rate)):
             if rate > 0:
-                self.draws[kind] = (world.streams.rng(kind, client.ident), 1.0 / rate)
+                self.draws[kind] = (world.streams.exponentials(kind, client.ident), 1.0 / rate)
                 self._schedule(kind)
 
     def _schedule(self, kind: str) -> None:
-        rng, mean = self.draws[kind]
-        tick = self.world.env.timeout(rng.exponential(mean), kind)
+        gaps, mean = self.draws[kind]
+        tick = self.world.env.timeout(gaps.gap(mean), kind)
         tick.callbacks.append(self._fault)
 
     def _fault(self, tick) -> None:
@@ -263,8 +264,8 @@ class Arrivals:
 
     def run(self):
         w = self.world
-        rng = w.streams.rng("arrivals")
+        gaps = w.streams.exponentials("arrivals")
         while True:
-            yield w.env.timeout(rng.exponential(1.0 / w.timing.arrival_rate))
+            yield w.env.timeout(gaps.gap(1.0 / w.timing.arrival_rate))
             arrived = w.apply(Arrive())[0]
             ClientFaults(w, ClientProcess(w, arrived.slot, arrived.client))

@@ -17,6 +17,7 @@ import simpy
 from model import VIOLATIONS, resolve_gate
 from model.policies import STATELESS_ROWS, Gate, GateFunction, no_resumption
 
+from ..runtime import cyclic_gc_relaxed
 from .components import Arrivals
 from .config import DesConfig, from_mapping, parse_row
 from .footprint import MemorySampler
@@ -85,7 +86,8 @@ def run_replication(config: DesConfig, policy: Union[str, GateFunction, Gate], r
         seed = np.random.SeedSequence(config.seed).spawn(replication + 1)[replication]
     start = time.process_time()
     world = build_world(config, policy, seed)
-    world.env.run(until=config.timing.duration)
+    with cyclic_gc_relaxed():
+        world.env.run(until=config.timing.duration)
     world.finish()
     return record_of(world, world.row, replication, config.seed,
                      time.process_time() - start)

@@ -28,12 +28,12 @@ class SessionWorker:
         world.workers.add(token)
         record = tget(world.state.registry, token)
         owner = record.client if record is not None else self._owner()
-        self.rng = world.streams.rng("work", owner if owner is not None else 0)
+        self.gaps = world.streams.exponentials("work", owner if owner is not None else 0)
         self.interval = world.timing.event_interval
         self._schedule()
 
     def _schedule(self) -> None:
-        tick = self.world.env.timeout(self.rng.exponential(self.interval))
+        tick = self.world.env.timeout(self.gaps.gap(self.interval))
         tick.callbacks.append(self._tick)
 
     def _tick(self, _tick) -> None:
@@ -88,9 +88,9 @@ class Fleet:
 
     def crashes(self, i: int):
         w, t = self.world, self.world.timing
-        rng = w.streams.rng("crash", i)
+        gaps = w.streams.exponentials("crash", i)
         while True:
-            yield w.env.timeout(rng.exponential(1.0 / t.crash_rate))
+            yield w.env.timeout(gaps.gap(1.0 / t.crash_rate))
             if self._status(i) != "down":
                 w.apply(Stop(i))
                 yield w.env.timeout(t.start_time)
@@ -107,15 +107,17 @@ class Reaper:
 
     def run(self):
         w, t = self.world, self.world.timing
+        idle_ttl, absolute_ttl = float(t.idle_ttl), float(t.absolute_ttl)
+        created, active = w.created, w.active
         while True:
             yield w.env.timeout(t.reap_interval)
-            now = w.env.now
+            now = float(w.env.now)
             live = set(live_tokens(w.state, w.system))
-            for token in list(w.created):
+            for token in list(created):
                 if token not in live:
-                    w.created.pop(token, None)
-                    w.active.pop(token, None)
-                elif now - w.active[token] > t.idle_ttl or now - w.created[token] > t.absolute_ttl:
+                    created.pop(token, None)
+                    active.pop(token, None)
+                elif now - active[token] > idle_ttl or now - created[token] > absolute_ttl:
                     w.apply(Evict(token))
 
 

@@ -4,10 +4,8 @@ Components never change the state themselves: they call `World.apply(action)`, w
 model's transition, feeds the property monitor at the current simulated time and tells the
 components concerned what happened (data for a client, a closed stream, a new session to work on).
 
-Randomness: one `SeedSequence` per replication; each stream is derived from it by a key naming the
-component and the entity (`("drop", client ident)`, `("crash", instance)`, ...), so the same
-replication seed gives every policy the same arrivals, calls, drops and restarts (common random
-numbers), however differently the policies make the run unfold.
+Randomness: one `SeedSequence` per replication, one stream per component and entity
+(streams.py).
 """
 from __future__ import annotations
 
@@ -37,10 +35,10 @@ from model.policies import STATELESS_ROWS, Gate
 
 from ..clients import PROFILES
 from .config import DesConfig
+from .streams import Streams
 
 #: the requests a run counts: session handshakes, call POSTs, resumption GETs
 REQUEST_KINDS = ("handshake", "call", "resume", "poll")
-STREAM_KINDS = ("arrivals", "work", "drop", "restart", "crash", "lb")
 
 
 def first_of(env: simpy.Environment, wake: simpy.Event, delay: float) -> simpy.Event:
@@ -58,25 +56,6 @@ def first_of(env: simpy.Environment, wake: simpy.Event, delay: float) -> simpy.E
     wake.callbacks.append(fire)
     timer.callbacks.append(fire)
     return gate
-
-
-class Streams:
-    """Independent random generators keyed by (kind, entity), derived from one SeedSequence."""
-
-    def __init__(self, seed: np.random.SeedSequence):
-        self.seed = seed
-        self._cache: Dict[tuple, np.random.Generator] = {}
-
-    def rng(self, kind: str, key: int = 0) -> np.random.Generator:
-        found = self._cache.get((kind, key))
-        if found is None:
-            child = np.random.SeedSequence(self.seed.entropy, spawn_key=self.seed.spawn_key
-                                           + (STREAM_KINDS.index(kind), key))
-            found = self._cache[(kind, key)] = np.random.Generator(np.random.PCG64(child))
-        return found
-
-    def forget(self, kind: str, key: int) -> None:
-        self._cache.pop((kind, key), None)
 
 
 class World:
@@ -125,6 +104,11 @@ class World:
         self.requests: Counter = Counter()
         self.calls_completed = 0                       # results a client applied first
         self.sampler: Any = None                       # a footprint.MemorySampler, if wired
+        #: the one way a component changes the state (`_apply`); an attribute, so that a
+        #: recorder or a test can wrap it (every component calls it through the world)
+        self.apply: Callable[[Any], Sequence[Any]] = self._apply
+        #: a client got data again this many seconds after its stream broke (`_recovered`)
+        self.recovered: Callable[[float], None] = self._recovered
         #: what `apply` does with each kind of event (one lookup per event, not a match)
         self._handlers: Dict[type, Callable[[Any, float], None]] = {
             Emitted: self._emitted, StreamClosed: self._stream_closed,
@@ -134,7 +118,7 @@ class World:
             TaskPolled: self._polled, Applied: self._applied}
 
     # -- the one way to change the state ------------------------------------------------------
-    def apply(self, action) -> Sequence[Any]:
+    def _apply(self, action) -> Sequence[Any]:
         """Run the model's transition, feed the monitor and tell the components concerned
         (the one way a component changes the state)."""
         self.state, events = transition(self.state, action, self.system, self.gate, check=False)
@@ -230,7 +214,7 @@ class World:
             return choices[0]
         return int(choices[self.streams.rng("lb").integers(len(choices))])
 
-    def recovered(self, seconds: float) -> None:
+    def _recovered(self, seconds: float) -> None:
         """A client got data again `seconds` after its stream broke."""
         self.recoveries += 1
         self.recovery_seconds += seconds

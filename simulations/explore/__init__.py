@@ -4,9 +4,9 @@ Its inner loop (budgets.py, columns.py, frontier.py, liveness.py, shared.py) loa
 a current build exists beside the compiled model (simulations/explore/native.py); `BUILD` says
 which.
 """
-from . import native as _native
+from .native import ENGINE as _ENGINE
 
-_build_dir, BUILD = _native.native_dir()
+_build_dir, BUILD = _ENGINE.native_dir()
 COMPILED = _build_dir is not None
 if _build_dir is not None:
     __path__.insert(0, _build_dir)  # noqa: F821 (the package's search path)

@@ -17,6 +17,7 @@ given the deployment the real server is (`predict.DEPLOYMENTS`).
 """
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass, field
 from typing import Dict, List, Optional, Tuple
 
@@ -138,10 +139,13 @@ class Lockstep:
     def finish(self) -> None:
         """After the last step: no stream carries more than the model says, and every client
         applied the same messages of its own work as the model's client (each delivery was
-        compared in order as it happened)."""
+        compared in order as it happened). The open streams are watched for one quiet window
+        together: each is read in the background, so every one of them gets the whole window."""
+        quiet_until = time.monotonic() + QUIET_WAIT
         for c, real in enumerate(self.clients):
             if real.stream is not None and not real.stream.abandoned:
-                real.stream.wait_for(len(real.stream.events) + 1, QUIET_WAIT)
+                real.stream.wait_for(len(real.stream.events) + 1,
+                                     max(quiet_until - time.monotonic(), 0.0))
                 self._check_stream(c)
             own = self._tokens_of(c)
             mine = sorted({msg for token, msg in real.applied if token in own})
