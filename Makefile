@@ -2,8 +2,8 @@
 #   make run   - create .venv, install, print the incident matrix and a small version of the
 #                headline comparison (results/quick/sweep, with figures)
 #   make test  - create .venv, install, lint (ruff check), run every test
-#   (both compile model/ with mypyc first when a C compiler is there; without one, or with
-#   MCP_MODEL_PURE=1, the model runs from source and gives the same results, slower)
+#   (both compile model/ and the engines' hot loops with mypyc first when a C compiler is there;
+#   without one, or with MCP_MODEL_PURE=1, they run from source: the same results, slower)
 #   make results - regenerate every committed result under results/ (conformance needs nginx)
 #   make des-results - the incidents and the discrete-event runs and sweeps alone (minutes)
 #   make verification - the verification matrix alone: results/verification/matrix
@@ -34,7 +34,8 @@ $(STAMP): pyproject.toml
 	$(BIN)/python -m pip install --quiet -e '.[dev,conformance,compiled]'
 	touch $(STAMP)
 
-# The compiled model: a no-op while model/_native/ matches the sources; never fails the build
+# The compiled model and engines: a no-op while every _native/ matches the sources; never fails
+# the build
 # (it says why the sources are used instead).
 compiled: $(STAMP)
 	$(COMPILED)
@@ -93,4 +94,5 @@ test: compiled ts-sdk
 	$(BIN)/python -m pytest --nbmake tests notebooks
 
 clean:
-	rm -rf $(VENV) .pytest_cache .hypothesis model/_native $(TS_SDK)/node_modules
+	rm -rf $(VENV) .pytest_cache .hypothesis model/_native simulations/explore/_native \
+		simulations/des/_native $(TS_SDK)/node_modules
