@@ -35,8 +35,7 @@ $(STAMP): pyproject.toml
 	touch $(STAMP)
 
 # The compiled model and engines: a no-op while every _native/ matches the sources; never fails
-# the build
-# (it says why the sources are used instead).
+# the build (it says why the sources are used instead).
 compiled: $(STAMP)
 	$(COMPILED)
 
