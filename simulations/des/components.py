@@ -7,7 +7,9 @@ goes through `World.apply`, so the protocol logic lives only in `model/`.
 """
 from __future__ import annotations
 
-from typing import Dict, Optional, Tuple
+from typing import Any, Dict, Generator, Optional, Sequence, Tuple
+
+import simpy
 
 from model import (
     Arrive,
@@ -21,6 +23,7 @@ from model import (
     Reconnect,
 )
 from model.history import Applied, TaskPolled
+from model.state import Client
 
 from .streams import Exponentials
 from .world import World, first_of
@@ -107,7 +110,7 @@ class ClientProcess:
         self.closes += 1
         self.wake()
 
-    def _client(self):
+    def _client(self) -> Client:
         return self.world.state.clients[self.slot]
 
     def _call_time_left(self) -> float:
@@ -118,12 +121,12 @@ class ClientProcess:
             return INFINITY
         return self.call_since + timeout - self.world.env.now
 
-    def _leave(self, outcome: str):
+    def _leave(self, outcome: str) -> None:
         self.world.outcomes[outcome] += 1
         self.present = False
         self.world.apply(Depart(self.slot))
 
-    def run(self):
+    def run(self) -> Generator[simpy.Event, Any, None]:
         w, env = self.world, self.world.env
         t, profile, slot = w.timing, w.profile, self.slot
         while True:
@@ -186,13 +189,13 @@ class ClientProcess:
                 if action is Init:        # a new session's first call starts now
                     self.call_since = env.now
 
-    def _finished(self, client) -> bool:
+    def _finished(self, client: Client) -> bool:
         """Every message of the session applied or known missed."""
         messages = self.world.system.messages_per_session
         return len(client.applied) + len(client.missed) >= messages and \
             len({k for k, _ in client.applied} | client.missed) >= messages
 
-    def _polled(self, events) -> None:
+    def _polled(self, events: Sequence[Any]) -> None:
         """A poll that finds the task lost (no record) or orphaned (no worker) is where the
         client learns of the fault: its recovery time counts from here."""
         for event in events:
@@ -262,7 +265,7 @@ class Arrivals:
         if world.timing.arrival_rate > 0:
             world.env.process(self.run())
 
-    def run(self):
+    def run(self) -> Generator[simpy.Event, Any, None]:
         w = self.world
         gaps = w.streams.exponentials("arrivals")
         while True:

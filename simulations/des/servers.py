@@ -7,7 +7,9 @@ goes through `World.apply`, so the protocol logic lives only in `model/`.
 """
 from __future__ import annotations
 
-from typing import Optional
+from typing import Any, Generator, Optional
+
+import simpy
 
 from model import Drain, Emit, Evict, Expire, Start, Stop
 from model.actions import emit_possible, live_tokens
@@ -72,7 +74,7 @@ class Fleet:
     def _status(self, i: int) -> str:
         return self.world.state.instances[i].status
 
-    def rolling(self):
+    def rolling(self) -> Generator[simpy.Event, Any, None]:
         w, t = self.world, self.world.timing
         while True:
             yield w.env.timeout(t.restart_period)
@@ -86,7 +88,7 @@ class Fleet:
                 if self._status(i) == "down":
                     w.apply(Start(i))
 
-    def crashes(self, i: int):
+    def crashes(self, i: int) -> Generator[simpy.Event, Any, None]:
         w, t = self.world, self.world.timing
         gaps = w.streams.exponentials("crash", i)
         while True:
@@ -105,7 +107,7 @@ class Reaper:
         self.world = world
         world.env.process(self.run())
 
-    def run(self):
+    def run(self) -> Generator[simpy.Event, Any, None]:
         w, t = self.world, self.world.timing
         idle_ttl, absolute_ttl = float(t.idle_ttl), float(t.absolute_ttl)
         created, active = w.created, w.active
@@ -137,7 +139,7 @@ class RecordExpiry:
         self.written[key] = self.world.env.now
         self.world.env.process(self.expire(key, self.world.env.now))
 
-    def expire(self, key: tuple, written: float):
+    def expire(self, key: tuple, written: float) -> Generator[simpy.Event, Any, None]:
         w = self.world
         yield w.env.timeout(w.timing.record_ttl)
         if self.written.get(key) != written:
