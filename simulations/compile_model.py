@@ -155,7 +155,7 @@ def build(force: bool = False) -> Outcome:
 
 
 def remove() -> Outcome:
-    """Delete the compiled builds; the model and the explorer load from source afterwards."""
+    """Delete the compiled builds; the model and the engines load from source afterwards."""
     shutil.rmtree(BUILD_DIR, ignore_errors=True)
     for group in GROUPS:
         shutil.rmtree(group.build_dir, ignore_errors=True)
