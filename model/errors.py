@@ -1,4 +1,5 @@
 """Errors the model raises: each names what is wrong so a CLI can print it in one line."""
+from typing import Tuple
 
 
 class ModelError(Exception):
@@ -16,8 +17,8 @@ class ConfigError(ModelError, ValueError):
         self.problem = problem
         super().__init__(f"config key {key!r}: {problem}")
 
-    def __reduce__(self):  # picklable, so an error in a worker process reaches the parent
-        return (type(self), (self.key, self.problem))
+    def __reduce__(self) -> Tuple[type, Tuple[str, str]]:  # picklable, so an error in a
+        return (type(self), (self.key, self.problem))            # worker reaches the parent
 
 
 class GateError(ModelError):
@@ -28,7 +29,7 @@ class GateError(ModelError):
         self.problem = problem
         super().__init__(f"gate {gate_name!r}: {problem}")
 
-    def __reduce__(self):
+    def __reduce__(self) -> Tuple[type, Tuple[str, str]]:
         return (type(self), (self.gate_name, self.problem))
 
 

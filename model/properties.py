@@ -215,7 +215,7 @@ def _any_duplicate(e: Applied) -> Optional[Hit]:
 
 def _event(kind, predicate: Callable[[object], bool], cause: Callable = lambda e: "",
            detail: str = "") -> Tuple[Tuple[type, ...], Callable[[object], Optional[Hit]]]:
-    def check(e):
+    def check(e: object) -> Optional[Hit]:
         return Hit(1, cause(e), detail) if predicate(e) else None
     return (kind if isinstance(kind, tuple) else (kind,)), check
 

@@ -7,6 +7,7 @@ MCP_MODEL_PURE=1: reduced-space cells (verdicts, states, traces), the incident m
 replications, everything but CPU time. Where no build exists it skips, saying why; under
 MCP_MODEL_COMPILED_REQUIRED=1 (set by .ci/run) that is a failure.
 """
+import ast
 import json
 import os
 import shutil
@@ -174,3 +175,31 @@ def test_a_build_stamped_for_other_sources_is_not_used(tmp_path):
     found, why = native.usable_build(str(tmp_path), "1" * 64, ["frontier", "liveness"])
     assert found is None and "stale" in why
     assert native.usable_build(str(tmp_path), "0" * 64, ["frontier"])[0] == str(tmp_path)
+
+
+def _unannotated(path: Path):
+    """The functions in a module's source that carry no annotation at all."""
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            a = node.args
+            params = a.posonlyargs + a.args + a.kwonlyargs + [p for p in (a.vararg, a.kwarg) if p]
+            if node.returns is None and all(p.annotation is None for p in params):
+                yield f"{path.relative_to(ROOT)}:{node.lineno} {node.name}"
+
+
+def test_a_function_without_annotations_is_found(tmp_path, monkeypatch):
+    monkeypatch.setattr(sys.modules[__name__], "ROOT", tmp_path)
+    module = tmp_path / "m.py"
+    module.write_text("def run(self):\n    yield 1\n\n\ndef typed(x: int):\n    pass\n\n\n"
+                      "def done() -> None:\n    pass\n")
+    assert list(_unannotated(module)) == ["m.py:1 run"]
+
+
+def test_every_function_of_a_compiled_module_is_annotated():
+    """mypy checks nothing in a function without a single annotation, and mypyc then compiles
+    every operation in it generically, as slowly as the interpreter (the DES's SimPy generators
+    were such, until annotated). Every function of every compiled module is annotated."""
+    sources = [ROOT / "model" / (m + ".py") for m in native.compiled_modules(str(ROOT / "model"))]
+    sources += [Path(g.package_dir, m + ".py") for g in compile_model.GROUPS for m in g.modules]
+    assert len(sources) > 30
+    assert [name for path in sources for name in _unannotated(path)] == []
