@@ -17,8 +17,9 @@ class ConfigError(ModelError, ValueError):
         self.problem = problem
         super().__init__(f"config key {key!r}: {problem}")
 
-    def __reduce__(self) -> Tuple[type, Tuple[str, str]]:  # picklable, so an error in a
-        return (type(self), (self.key, self.problem))            # worker reaches the parent
+    def __reduce__(self) -> Tuple[type, Tuple[str, str]]:
+        # picklable, so an error raised in a worker process reaches the parent intact
+        return (type(self), (self.key, self.problem))
 
 
 class GateError(ModelError):

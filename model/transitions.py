@@ -352,7 +352,7 @@ def question_of(state: State, action: Reconnect, config: SystemConfig
 def decision_of(state: State, action: Reconnect, config: SystemConfig, gate: Gate) -> Decision:
     """The gate's decision on an enabled Reconnect in `state` (raises GateError as `apply`
     does); `apply(..., decided=decision_of(...))` is `apply(...)`."""
-    request, view = resumption_question(state, config, action.client, action.instance)
+    request, view = question_of(state, action, config)
     return decide(gate, request, view)
 
 

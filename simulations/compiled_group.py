@@ -5,8 +5,8 @@ world and components) into `<package>/_native/`, stamped with a digest of the mo
 and the group's own: a group's build calls into the compiled model directly, so it is used only
 while the compiled model is in use and both are exactly the sources it was made from.
 Otherwise the group's modules load from source, with the same results (tests/test_compiled.py
-compares). The package's `__init__` asks `native_dir()` and puts the build first on its search
-path.
+compares). The package's `__init__` calls `load(__path__)`, which puts the build first on
+its search path.
 """
 from __future__ import annotations
 
@@ -55,3 +55,11 @@ class CompiledGroup:
         if not MODEL_COMPILED:
             return None, "Python sources (the model runs from source)"
         return self.usable()
+
+    def load(self, package_path: List[str]) -> Tuple[bool, str]:
+        """Put a usable build first on the package's search path `package_path` (its
+        `__path__`), so the group's modules import compiled; (whether they will, why)."""
+        build_dir, why = self.native_dir()
+        if build_dir is not None:
+            package_path.insert(0, build_dir)
+        return build_dir is not None, why

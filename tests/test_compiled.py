@@ -148,6 +148,19 @@ def test_an_engine_group_loads_its_build_only_beside_the_compiled_model(package,
         assert runs[False] == [True, "compiled (mypyc)", ".so"]
 
 
+def test_loading_a_group_puts_only_a_usable_build_on_the_search_path(tmp_path, monkeypatch):
+    """`load` puts the build first on the package's path when `native_dir` finds one, and
+    leaves the path alone (saying why) when it does not."""
+    from simulations.compiled_group import CompiledGroup
+    group = CompiledGroup(str(tmp_path), ("x",), "pkg._native")
+    monkeypatch.setattr(CompiledGroup, "native_dir", lambda self: (self.build_dir, "compiled"))
+    path = ["/source"]
+    assert group.load(path) == (True, "compiled") and path == [group.build_dir, "/source"]
+    monkeypatch.setattr(CompiledGroup, "native_dir", lambda self: (None, "stale build"))
+    path = ["/source"]
+    assert group.load(path) == (False, "stale build") and path == ["/source"]
+
+
 def test_every_engine_group_is_built_and_removed_with_the_model(tmp_path, monkeypatch):
     """`compile` builds the explorer's and the DES's groups (their modules exist), and
     `--remove` removes the model's build and every group's."""

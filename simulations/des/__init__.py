@@ -5,7 +5,4 @@ build exists beside the compiled model (simulations/des/native.py); `BUILD` says
 """
 from .native import DES as _DES
 
-_build_dir, BUILD = _DES.native_dir()
-COMPILED = _build_dir is not None
-if _build_dir is not None:
-    __path__.insert(0, _build_dir)  # noqa: F821 (the package's search path)
+COMPILED, BUILD = _DES.load(__path__)  # noqa: F821 (the package's search path)

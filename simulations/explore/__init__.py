@@ -6,7 +6,4 @@ which.
 """
 from .native import ENGINE as _ENGINE
 
-_build_dir, BUILD = _ENGINE.native_dir()
-COMPILED = _build_dir is not None
-if _build_dir is not None:
-    __path__.insert(0, _build_dir)  # noqa: F821 (the package's search path)
+COMPILED, BUILD = _ENGINE.load(__path__)  # noqa: F821 (the package's search path)
