@@ -58,7 +58,7 @@ def _verdict_line(verdict: Verdict) -> str:
 def exploration_text(result: Exploration, policy, files=()) -> str:
     scope = result.scope
     out = [f"explored {result.states:,} distinct states, {result.transitions:,} transitions, "
-           f"depth {result.depth}, in {result.seconds:.1f} s under {result.gate}"]
+           f"depth {result.depth}, in {result.seconds:.1f} CPU-s under {result.gate}"]
     if result.subsumed:
         out.append(f"  ({result.subsumed:,} more states skipped: each had a reached state "
                    "with the same model state and fault budgets at least as large)")

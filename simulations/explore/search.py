@@ -46,7 +46,7 @@ class Exploration:
     subsumed: int = 0       # states skipped: a reached state of their class covers them
     transitions: int = 0
     depth: int = 0
-    seconds: float = 0.0
+    seconds: float = 0.0    # CPU seconds (process time) the search took
     incomplete: List[str] = field(default_factory=list)   # why the search is not complete
     violations: Dict[str, Finding] = field(default_factory=dict)
     by_cause: Dict[Tuple[str, str], Finding] = field(default_factory=dict)
@@ -90,13 +90,13 @@ class Exploration:
 def _finish(search: Search) -> Exploration:
     """Close the books of a search: coverage, state count, the liveness verdict (its time is
     counted in `seconds`)."""
-    started = time.perf_counter()
+    started = time.process_time()
     search.close()
     result = search.result
     result.coverage = Counter({kind.__name__: n for kind, n in search.kinds.items()})
     result.liveness = search.live.verdict(_WAITING.name, result, search.path,
                                           search.fps.__getitem__)
-    result.seconds += time.perf_counter() - started
+    result.seconds += time.process_time() - started
     return result
 
 
@@ -112,7 +112,7 @@ def explore(scope: Scope, policy: Union[str, GateFunction, Gate] = "strict",
         scope = replace(scope, system=scope.system.replace(transport=policy))
     gate = resolve_gate(policy)
     symmetry = symmetry and not scope.system.idempotency   # records name clients (symmetry.py)
-    started = time.perf_counter()
+    started = time.process_time()
     search = Search(scope, gate, symmetry, graph,
                     Exploration(scope, gate.name, symmetry),
                     max_states, max_depth, subsumption)
@@ -120,7 +120,7 @@ def explore(scope: Scope, policy: Union[str, GateFunction, Gate] = "strict",
     while search.active:
         search.expand_layer(depth)
         depth += 1
-    search.result.seconds = time.perf_counter() - started
+    search.result.seconds = time.process_time() - started
     return _finish(search)
 
 
@@ -147,9 +147,9 @@ def explore_together(scope: Scope, policies: Sequence[Union[str, GateFunction, G
     while any(search.active for search in searches):
         for search in searches:
             if search.active:
-                started = time.perf_counter()
+                started = time.process_time()
                 search.expand_layer(depth, shared)
-                search.result.seconds += time.perf_counter() - started
+                search.result.seconds += time.process_time() - started
         depth += 1
     return [_finish(search) for search in searches]
 
