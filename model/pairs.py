@@ -40,14 +40,19 @@ def tget(pairs: Pairs, key: int, default: Any = None) -> Any:
 def tset(pairs: Pairs, key: int, value: Any) -> Pairs:
     """A copy of `pairs` with `key` bound to `value`, still sorted by key."""
     i = _position(pairs, key)
+    items = list(pairs)      # one list and one tuple: fewer copies than slicing and joining
     if i < len(pairs) and pairs[i][0] == key:
-        return pairs[:i] + ((key, value),) + pairs[i + 1:]
-    return pairs[:i] + ((key, value),) + pairs[i:]
+        items[i] = (key, value)
+    else:
+        items.insert(i, (key, value))
+    return tuple(items)
 
 
 def tdel(pairs: Pairs, key: int) -> Pairs:
     """A copy of `pairs` without `key`."""
     i = _position(pairs, key)
     if i < len(pairs) and pairs[i][0] == key:
-        return pairs[:i] + pairs[i + 1:]
+        items = list(pairs)
+        del items[i]
+        return tuple(items)
     return pairs

@@ -4,6 +4,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from model.pairs import tdel, tget, tset
+from model.state import replace_at
 
 #: small keys collide often; huge ones leave a machine word (a compiled int must still compare)
 keys = st.one_of(st.integers(-3, 12), st.integers(-2**70, 2**70))
@@ -21,3 +22,24 @@ def test_pairs_are_the_dict_they_were_built_like(program, probes):
         assert pairs == tuple(sorted(mapping.items()))
     for key in probes + [k for _, k, _ in program]:
         assert tget(pairs, key, "absent") == mapping.get(key, "absent")
+
+
+@given(edits)
+def test_an_update_shares_every_pair_it_keeps(program):
+    """`_changed_keys` (model.transitions) skips the pairs two versions share object for
+    object; an update must therefore keep, not copy, every pair it does not change."""
+    pairs = ()
+    for delete, key, value in program:
+        updated = tdel(pairs, key) if delete else tset(pairs, key, value)
+        kept = {id(pair) for pair in pairs if pair[0] != key}
+        assert kept <= {id(pair) for pair in updated}
+        pairs = updated
+
+
+@given(st.lists(st.integers(), min_size=1, max_size=30), st.data())
+def test_replace_at_changes_one_element_and_keeps_the_others(items, data):
+    index = data.draw(st.integers(0, len(items) - 1))
+    before = tuple(items)
+    after = replace_at(before, index, "new")
+    assert after == before[:index] + ("new",) + before[index + 1:]
+    assert before == tuple(items)             # the original is untouched

@@ -16,7 +16,9 @@ and keeps, per kind, the time-average (the mean over samples) and the largest sa
 """
 from __future__ import annotations
 
-from typing import Dict
+from typing import Any, Dict, Generator
+
+import simpy
 
 from model import State
 from model.entries import Buffer
@@ -26,7 +28,7 @@ KINDS = ("session_records", "buffered_events", "execution_records")
 SAMPLE_INTERVAL = 5.0
 
 
-def _task_entries(records) -> int:
+def _task_entries(records: Any) -> int:
     """Messages kept in task records (an idempotency record's value is a request id)."""
     return sum(len(value.entries) for _, value in records if isinstance(value, Buffer))
 
@@ -51,7 +53,7 @@ class MemorySampler:
     """Samples `held` every SAMPLE_INTERVAL seconds; `summary()` gives mean and peak per kind
     and of their sum (`entries`)."""
 
-    def __init__(self, world) -> None:
+    def __init__(self, world: Any) -> None:
         self.world = world
         self.samples = 0
         self.totals = dict.fromkeys(KINDS + ("entries",), 0)
@@ -59,7 +61,7 @@ class MemorySampler:
         self.stateless = world.system.stateless
         world.env.process(self.run())
 
-    def run(self):
+    def run(self) -> Generator[simpy.Event, Any, None]:
         env = self.world.env
         while True:
             yield env.timeout(SAMPLE_INTERVAL)
