@@ -3,8 +3,8 @@
 `python -m simulations compile` compiles `DES_MODULES` (the world every component applies
 through, the SimPy components of both sides, their random streams and the footprint sampler,
 which run once per event or sample) with mypyc in a group of their own into
-`simulations/des/_native/` (see simulations/compiled_group.py for when a build is used). The configuration, runner and
-statistics stay Python.
+`simulations/des/_native/` (see simulations/compiled_group.py for when a build is used).
+The configuration, runner and statistics stay Python.
 """
 from __future__ import annotations
 
