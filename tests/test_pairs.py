@@ -1,5 +1,6 @@
 """`model.pairs`: sorted (key, value) tuples behave as a mapping from int keys, in whichever
-build is loaded (compiled, the binary search compares keys as unboxed ints)."""
+build is loaded (compiled, the binary search compares keys as unboxed ints); an update, and
+`model.state.replace_at` (its twin for tuples indexed by position), copies only the tuple."""
 from hypothesis import given
 from hypothesis import strategies as st
 
