@@ -56,3 +56,27 @@ def tdel(pairs: Pairs, key: int) -> Pairs:
         del items[i]
         return tuple(items)
     return pairs
+
+
+# Identity scans take the tuples as tuples of objects: indexed through the `Pairs` type, a
+# compiled pair is unpacked into two C values and packed into a new tuple to be compared, so
+# `is` would never hold and every scan would run to the end.
+def shared_prefix(old: Tuple[object, ...], new: Tuple[object, ...]) -> int:
+    """How many leading items two tuples share object for object (an update here keeps every
+    pair it does not change, so two versions of one mapping share all but what changed)."""
+    n = min(len(old), len(new))
+    k = 0
+    while k < n and old[k] is new[k]:
+        k += 1
+    return k
+
+
+def shared_suffix(old: Tuple[object, ...], new: Tuple[object, ...], floor: int = 0) -> int:
+    """How many trailing items two tuples share object for object, leaving out the first
+    `floor` items of each (pass `shared_prefix`, so no item counts twice)."""
+    i, j = len(old), len(new)
+    while i > floor and j > floor and old[i - 1] is new[j - 1]:
+        i -= 1
+        j -= 1
+    return len(old) - i
+

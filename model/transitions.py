@@ -44,7 +44,7 @@ from .config import SystemConfig
 from .entries import Buffer, Item
 from .errors import ActionNotEnabled
 from .history import BufferCompacted, Emitted, InstanceChanged, SessionEvicted, StreamStalled
-from .pairs import Pairs, tdel, tget, tset
+from .pairs import Pairs, shared_prefix, shared_suffix, tdel, tget, tset
 from .policies import Gate, GateFunction, decide, resolve_gate
 from .protocol import Decision, ResumeRequest
 from .resume import initialize, reconnect, resumption_question, stream_is_dead
@@ -108,13 +108,9 @@ def _changed_keys(old: Pairs, new: Pairs, into: Set[int]) -> None:
     are merged by key."""
     if old is new:
         return
-    n_old, n_new = len(old), len(new)
-    lo, common = 0, min(n_old, n_new)
-    while lo < common and old[lo] is new[lo]:
-        lo += 1
-    while n_old > lo and n_new > lo and old[n_old - 1] is new[n_new - 1]:
-        n_old -= 1
-        n_new -= 1
+    lo = shared_prefix(old, new)
+    tail = shared_suffix(old, new, lo)
+    n_old, n_new = len(old) - tail, len(new) - tail
     i = j = lo
     while i < n_old and j < n_new:
         a, b = old[i], new[j]

@@ -1,10 +1,11 @@
 """`model.pairs`: sorted (key, value) tuples behave as a mapping from int keys, in whichever
 build is loaded (compiled, the binary search compares keys as unboxed ints); an update, and
-`model.state.replace_at` (its twin for tuples indexed by position), copies only the tuple."""
+`model.state.replace_at` (its twin for tuples indexed by position), copies only the tuple; the
+identity scans see what two versions share."""
 from hypothesis import given
 from hypothesis import strategies as st
 
-from model.pairs import tdel, tget, tset
+from model.pairs import shared_prefix, shared_suffix, tdel, tget, tset
 from model.state import replace_at
 
 #: small keys collide often; huge ones leave a machine word (a compiled int must still compare)
@@ -44,3 +45,28 @@ def test_replace_at_changes_one_element_and_keeps_the_others(items, data):
     after = replace_at(before, index, "new")
     assert after == before[:index] + ("new",) + before[index + 1:]
     assert before == tuple(items)             # the original is untouched
+
+
+@given(edits, keys, st.integers())
+def test_the_identity_scans_stop_exactly_where_an_update_changed_the_pairs(program, key, value):
+    """What `_changed_keys` skips: two versions one update apart share every pair before and
+    after the one the update changed, object for object. (Compiled, a pair read through the
+    `Pairs` type is unpacked and packed again, a new object: a scan through that type would
+    see no pair shared.)"""
+    pairs = ()
+    for delete, k, v in program:
+        pairs = tdel(pairs, k) if delete else tset(pairs, k, v)
+    at = sum(1 for k, _ in pairs if k < key)       # where `key` is or would go
+    present = at < len(pairs) and pairs[at][0] == key
+    for updated, changed in ((tset(pairs, key, value), 1 if present else 0),
+                             (tdel(pairs, key), 1 if present else 0)):
+        if updated is pairs:
+            assert shared_prefix(pairs, updated) == len(pairs)
+            continue
+        prefix = shared_prefix(pairs, updated)
+        assert prefix == at
+        assert shared_suffix(pairs, updated, prefix) == len(pairs) - at - changed
+    assert shared_prefix(pairs, pairs) == len(pairs)
+    assert shared_suffix(pairs, pairs, 0) == len(pairs)
+    assert shared_suffix(pairs, pairs, len(pairs)) == 0    # never below the floor
+

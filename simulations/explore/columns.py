@@ -3,12 +3,15 @@
 The search keeps one entry per state or per fair edge in typed arrays (8 bytes or fewer each).
 Appending to an `array` one value at a time costs a method lookup and a format-string parse
 per value; from the compiled search that was about 6% of all the work. An `IntColumn` appends
-to a short Python list instead and moves it into the typed array in bulk (through numpy) every
-`CHUNK` values, so at most `CHUNK` values are ever held as Python ints. Reads and writes see
+to a short Python list instead and moves it into the typed array in bulk every `CHUNK` values,
+so at most `CHUNK` values are ever held as Python ints. The bulk move packs the values with
+`struct` in the array's own machine layout: about 10 ns a value, against 33 through a numpy
+array (which first works out a type for the list). Reads and writes see
 both parts: the column behaves as one list of the values appended, in order.
 """
 from __future__ import annotations
 
+import struct
 from array import array
 from typing import Any, Iterator, List
 
@@ -40,9 +43,15 @@ class IntColumn:
     def pack(self) -> None:
         """Move the tail into the typed array (a value out of the type's range raises
         OverflowError, as the array would)."""
-        if self.tail:
-            self.packed.frombytes(np.array(self.tail, dtype=self.dtype).tobytes())
-            self.packed_len += len(self.tail)
+        tail = self.tail
+        if tail:
+            try:   # native size and order: the layout of the array's items
+                raw = struct.pack(f"{len(tail)}{self.packed.typecode}", *tail)
+            except struct.error as exc:
+                raise OverflowError(f"a value does not fit the column's type "
+                                    f"{self.packed.typecode!r}: {exc}") from None
+            self.packed.frombytes(raw)
+            self.packed_len += len(tail)
             self.tail = []
 
     def __len__(self) -> int:

@@ -290,7 +290,10 @@ class Search:
             if shared is None:
                 actions = enabled_actions(state, self.config, without)
             else:
-                key = (fp, hash(state))
+                # the Parts describe the state exactly (the fast fingerprint reads nothing else)
+                # and hash from the parts' hashes: far cheaper than the state's own hash, which
+                # would hash every record its action built a second time
+                key = (fp, hash(parts))
                 entry = shared.outcomes.get(key)
                 if entry is None:
                     actions = enabled_actions(state, self.config, without)

@@ -7,16 +7,18 @@ the gate, so its outcome (successor state, its property hits, the successor's fi
 function of the state and the budgets left; a `Reconnect`'s is a function of those and of the
 consequence of the gate's decision (`Decision.consequence`, applied with
 `model.apply(..., decided=)`). `SharedTransitions` keeps the outcomes for the layer being
-expanded, keyed by the state's fingerprint and its exact hash (two independent 64-bit hashes),
-and a search that expands a state another search expanded at the same depth takes them instead
-of computing them again. Each search still asks its own gate at every `Reconnect`, with the
-question (the request and the instance's view) built once for all of them (`ReconnectShare`),
-takes an outcome only where its gate's decision has the same consequence, and keeps its own
-visited set, order, traces and verdicts, so what it finds is what it finds alone (a test
-compares the two). A layer keeps a successor state alive only if the search that computed it
-had not visited it (`Offered`): a successor some other search holds in its frontier anyway
-costs nothing to keep, one every search had seen would be kept only for the rare search to
-which it is new, and that search computes it again.
+expanded, keyed by the state's fingerprint and the hash of its `Parts` (a second 64-bit hash,
+of the state exactly as it is, where the fingerprint is of its class up to symmetry: two states
+one renaming apart share the fingerprint, not the key), and a search that expands a state
+another search expanded at the same depth takes them instead of computing them again. Each
+search still asks its own gate at every `Reconnect`, with the question (the request and the
+instance's view) built once for all of them (`ReconnectShare`), takes an outcome only where its
+gate's decision has the same consequence, and keeps its own visited set, order, traces and
+verdicts, so what it finds is what it finds alone (a test compares the two). A layer keeps a
+successor state alive only if the search that computed it had not visited it (`Offered`): a
+successor some other search holds in its frontier anyway costs nothing to keep, one every search
+had seen would be kept only for the rare search to which it is new, and that search computes it
+again.
 """
 from __future__ import annotations
 
@@ -57,8 +59,8 @@ class ReconnectShare:
 
 class SharedTransitions:
     """The outcomes of the layer being expanded, shared by searches of one scope: (fingerprint,
-    exact hash) of a state -> (its enabled actions, what is known of each (`Known`)). Cleared at
-    every new depth, so it holds one layer at most."""
+    hash of the Parts) of a state -> (its enabled actions, what is known of each (`Known`)).
+    Cleared at every new depth, so it holds one layer at most."""
 
     def __init__(self) -> None:
         self.depth = -1
