@@ -21,7 +21,7 @@ fast path must agree with (tests compare the two partitions of reachable states)
 from __future__ import annotations
 
 from itertools import permutations
-from typing import Any, Final, List, Optional, Sequence, Tuple
+from typing import Any, Final, List, Optional, Sequence, Tuple, cast
 
 from .config import SystemConfig
 from .record import UNHASHED, Record
@@ -82,6 +82,10 @@ def _instance_part(inst: Instance) -> Tuple[int, Tuple[int, ...]]:
     return inst.anon_hash(), inst.session_clients()
 
 
+#: per client (its hash without names, its ident, its stream's instance or -1); per instance
+#: (its hash without its sessions' clients, those clients in token order)
+ClientParts = Tuple[Tuple[int, int, int], ...]
+InstanceParts = Tuple[Tuple[int, Tuple[int, ...]], ...]
 #: the naming fields' hash without names, and the names (clients, clients, instances)
 Naming = Tuple[int, Tuple[int, ...], Tuple[int, ...], Tuple[int, ...]]
 
@@ -101,14 +105,13 @@ class Parts(Record):
 
     __slots__ = ("clients", "instances", "plain", "naming", "pointer")
     _fields = ("clients", "instances", "plain", "naming", "pointer")
-    clients: Final[Tuple[Tuple[int, int, int], ...]]
-    instances: Final[Tuple[Tuple[int, Tuple[int, ...]], ...]]
+    clients: Final[ClientParts]
+    instances: Final[InstanceParts]
     plain: Final[int]  # the fields no renaming touches
     naming: Final[Naming]  # _naming_part of registry, owners, affinity
     pointer: Final[int]  # the round-robin pointer (an instance, renamed where it means one)
 
-    def __init__(self, clients: Tuple[Tuple[int, int, int], ...],
-                 instances: Tuple[Tuple[int, Tuple[int, ...]], ...], plain: int,
+    def __init__(self, clients: ClientParts, instances: InstanceParts, plain: int,
                  naming: Naming, pointer: int) -> None:
         self.clients = clients
         self.instances = instances
@@ -134,18 +137,24 @@ def parts_of(state: State, parent: Optional[State] = None,
                      tuple([_instance_part(i) for i in instances]),
                      state.plain_hash(), _naming_part(registry, owners, affinity), state.rr)
     before_clients, before_instances = parent.clients, parent.instances
+    # the parent's parts are read as objects: compiled, a part read through its tuple type is
+    # unpacked and packed again, a new tuple for every part a successor keeps
+    kept_clients: Tuple[object, ...] = known.clients
+    kept_instances: Tuple[object, ...] = known.instances
     if clients is before_clients:
         client_parts = known.clients
     elif len(clients) == len(before_clients):
-        client_parts = tuple([known.clients[k] if c is before_clients[k] else _client_part(c)
-                              for k, c in enumerate(clients)])
+        client_parts = cast(ClientParts, tuple([
+            kept_clients[k] if c is before_clients[k] else _client_part(c)
+            for k, c in enumerate(clients)]))
     else:
         client_parts = tuple([_client_part(c) for c in clients])
     if instances is before_instances:
         instance_parts = known.instances
     else:
-        instance_parts = tuple([known.instances[k] if i is before_instances[k]
-                                else _instance_part(i) for k, i in enumerate(instances)])
+        instance_parts = cast(InstanceParts, tuple([
+            kept_instances[k] if i is before_instances[k] else _instance_part(i)
+            for k, i in enumerate(instances)]))
     if registry is parent.registry and owners is parent.owners and affinity is parent.affinity:
         naming = known.naming
     else:

@@ -217,7 +217,9 @@ class Search:
             self._gate_raised(exc, u, action, fp)
             return None
         spent, fair, unfair = self.budgets.spend(budget, action)
-        hits: List[Tuple[Property, Hit]] = [pair for event in events for pair in hits_of(event)]
+        hits: List[Tuple[Property, Hit]] = []
+        for event in events:
+            hits.extend(hits_of(event))   # the pairs as they are (not unpacked and packed again)
         class_fp, new_parts = self.canon.fingerprint(new_state, fair, state, parts)
         return new_state, spent, hash((class_fp, unfair)), new_parts, hits, class_fp, unfair
 

@@ -32,15 +32,17 @@ from model.symmetry import Parts
 
 from .budgets import Budget
 
-#: what a transition led to: (successor, its budgets, its fingerprint, its fingerprint parts,
-#: the (property, hit) pairs of its events, its class's fingerprint, its unfair budgets)
-Outcome = Tuple[State, Budget, int, Parts, List[Tuple[Property, Hit]], int, Budget]
 #: an outcome as a layer's searches share it: without the successor and its parts (None) when
 #: the search that computed it had visited the successor already, so that a layer keeps alive
 #: only successors some frontier holds anyway; a search for which such a successor is new
 #: computes the outcome again
 Offered = Tuple[Optional[State], Budget, int, Optional[Parts], List[Tuple[Property, Hit]],
                 int, Budget]
+#: what a transition led to: (successor, its budgets, its fingerprint, its fingerprint parts,
+#: the (property, hit) pairs of its events, its class's fingerprint, its unfair budgets), the
+#: successor and its parts never None. The same type as `Offered`: compiled, two tuple types
+#: would make every outcome passed from one to the other a new tuple
+Outcome = Offered
 
 #: what the searches of one layer know of a state's actions: per action its outcome (None until
 #: a search computed it) or, for a Reconnect, a `ReconnectShare` (None until a search asked)
