@@ -13,6 +13,7 @@ from .config import SystemConfig
 from .lb import route_choices
 from .pairs import tget
 from .record import UNHASHED, Record
+from .servers import LiveSession
 from .state import State, holder
 
 
@@ -270,8 +271,10 @@ def emit_possible(state: State, config: SystemConfig, token: int,
     """Some instance (`on`, if given) runs session `token` at its current generation and has
     work left."""
     h = holder(state, config, token)
-    return h is not None and (on is None or h == on) and \
-        tget(state.instances[h].sessions, token).next_msg < config.messages_per_session
+    if h is None or (on is not None and h != on):
+        return False
+    live: Optional[LiveSession] = tget(state.instances[h].sessions, token)   # the holder's
+    return live is not None and live.next_msg < config.messages_per_session  # (read natively)
 
 
 def live_tokens(state: State, config: SystemConfig) -> List[int]:

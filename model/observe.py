@@ -12,6 +12,7 @@ from .config import SystemConfig
 from .entries import Buffer, Entry
 from .pairs import tget
 from .protocol import ResumeRequest, WireId
+from .servers import LiveSession, SessionRecord
 from .state import State, buffer_key, buffer_of, visible_buffers
 from .view import (
     ABOVE_HWM,
@@ -92,17 +93,21 @@ def build_view(state: State, config: SystemConfig, instance: int,
     """What `instance` knows when it decides `request`."""
     inst = state.instances[instance]
     token = request.session
-    live = tget(inst.sessions, token)
+    live: Optional[LiveSession] = tget(inst.sessions, token)
     if config.store == "shared":
-        record = tget(state.registry, token)
+        record: Optional[SessionRecord] = tget(state.registry, token)
         known = record is not None
-        held = live is not None and known and live.generation == record.generation
+        held = live is not None and record is not None and live.generation == record.generation
         recreates = known and not held
-        generation = live.generation if held else (record.generation + 1 if known else None)
+        generation: Optional[int] = None
+        if live is not None and held:
+            generation = live.generation
+        elif record is not None:
+            generation = record.generation + 1
     else:
         known = held = live is not None
         recreates = False
-        generation = live.generation if held else None
+        generation = live.generation if live is not None else None
     buffer = buffer_of(state, config, instance, token)
     buffer_view = None if buffer is None else BufferView(
         tuple(e.wire for e in buffer.entries), buffer.floor.wire if buffer.floor else None)

@@ -272,7 +272,7 @@ def _prime_resumed(state: State, config: SystemConfig, instance: int, token: int
     """The priming event a resumed stream carries after its replay (priming_on_resume), whatever
     the admission replayed: buffered like any event and queued behind the replay, so the client
     takes it as its cursor once it has applied the replay."""
-    live = tget(state.instances[instance].sessions, token)
+    live: Optional[LiveSession] = tget(state.instances[instance].sessions, token)
     if live is None or client.phase != "open":
         return state, client
     state, entry, _ = record_event(state, config, instance, token, live, PRIMING)
@@ -316,7 +316,7 @@ def reconnect(state: State, config: SystemConfig, gate: Gate, c: int,
                                 tget(state.registry, token).work_start))
     items: Tuple[Item, ...] = ()
     if decision.admitted:
-        live = tget(state.instances[instance].sessions, token)
+        live: Optional[LiveSession] = tget(state.instances[instance].sessions, token)
         attached = live is not None and live.orphan != ""
         replay_only = attached and config.on_attached_stream == "replay_then_close" and \
             decision.effect in (EFFECT_REPLAY, EFFECT_FOREIGN)

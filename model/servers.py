@@ -134,10 +134,16 @@ class Instance(Record):
         h = self._anon
         if h == UNHASHED:
             h = self._anon = hash((self.status, self.incarnation,
-                                   tuple([(t, s.anon_hash()) for t, s in self.sessions]),
+                                   tuple([(t, _live(s).anon_hash()) for t, s in self.sessions]),
                                    self.buffers, self.counter, self.records))
         return h
 
     def session_clients(self) -> Tuple[int, ...]:
         """The client each of its sessions names, in token order."""
-        return tuple([s.client for _, s in self.sessions])
+        return tuple([_live(s).client for _, s in self.sessions])
+
+
+def _live(value: Any) -> LiveSession:
+    """A value of `Instance.sessions` (every one is a LiveSession) as one: compiled, its fields
+    and methods are then reached natively, not looked up by name."""
+    return value

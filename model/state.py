@@ -292,7 +292,7 @@ def set_orphan(state: State, instance: int, token: int, orphan: str) -> State:
     """`instance`'s live session `token` with its orphan stream set to `orphan` ("" none,
     "call" or "resumed"; it must hold the session)."""
     inst = state.instances[instance]
-    live = tget(inst.sessions, token)
+    live: Optional[LiveSession] = tget(inst.sessions, token)
     assert live is not None
     inst = inst.replace(sessions=tset(inst.sessions, token, live.replace(orphan=orphan)))
     return state.replace(instances=replace_at(state.instances, instance, inst))

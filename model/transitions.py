@@ -6,7 +6,7 @@ changes. Server-side actions live here; client-side ones in `model.client_side`,
 """
 from __future__ import annotations
 
-from typing import Any, NamedTuple, Optional, Set, Tuple, Union
+from typing import Any, List, NamedTuple, Optional, Tuple, Union
 
 from .actions import (
     Arrive,
@@ -48,7 +48,7 @@ from .pairs import Pairs, shared_prefix, shared_suffix, tdel, tget, tset
 from .policies import Gate, GateFunction, decide, resolve_gate
 from .protocol import Decision, ResumeRequest
 from .resume import initialize, reconnect, resumption_question, stream_is_dead
-from .servers import Instance
+from .servers import Instance, LiveSession
 from .state import Client, State, holder, replace_at, set_orphan, slot_of
 from .stateless import emit_request, expire, forget_request, issue
 from .tasks import create_task, emit_task, expire_task, held_on, poll
@@ -72,7 +72,10 @@ def emit(state: State, config: SystemConfig, token: int) -> Tuple[State, list]:
     before (by any instance, session or generation)."""
     h = holder(state, config, token)
     assert h is not None    # enabled only where some instance holds the session
-    live = tget(state.instances[h].sessions, token)
+    # typed (as in build_view and the resume paths): compiled, its fields are read natively,
+    # not looked up by name
+    live: Optional[LiveSession] = tget(state.instances[h].sessions, token)
+    assert live is not None
     msg = live.next_msg
     state, entry, dropped = record_event(state, config, h, token, live, msg)
     if live.orphan == "call" and config.is_result(msg):   # the call's stream, held by a
@@ -101,9 +104,9 @@ def emit(state: State, config: SystemConfig, token: int) -> Tuple[State, list]:
                            again)]
 
 
-def _changed_keys(old: Pairs, new: Pairs, into: Set[int]) -> None:
-    """Add to `into` every key that one of two sorted pair tuples binds and the other does not
-    bind to the very same value. An update (`model.pairs`) shares every pair it keeps, so the
+def _changed_keys(old: Pairs, new: Pairs, into: List[int]) -> None:
+    """Append to `into` every key that one of two sorted pair tuples binds and the other does
+    not bind to the very same value. An update (`model.pairs`) shares every pair it keeps, so the
     pairs both tuples begin and end with, object for object, are skipped before the two middles
     are merged by key."""
     if old is new:
@@ -118,38 +121,47 @@ def _changed_keys(old: Pairs, new: Pairs, into: Set[int]) -> None:
         key_b: int = b[0]
         if key_a == key_b:
             if a[1] is not b[1]:
-                into.add(key_a)
+                into.append(key_a)
             i, j = i + 1, j + 1
         elif key_a < key_b:
-            into.add(key_a)
+            into.append(key_a)
             i += 1
         else:
-            into.add(key_b)
+            into.append(key_b)
             j += 1
     while i < n_old:
-        into.add(old[i][0])
+        into.append(old[i][0])
         i += 1
     while j < n_new:
-        into.add(new[j][0])
+        into.append(new[j][0])
         j += 1
 
 
-def _touched_sessions(before: State, after: State) -> Set[int]:
+def _touched_sessions(before: State, after: State) -> List[int]:
     """Tokens whose registry record, live session in some instance, or holding instance's
     status changed between two states (what a stream's deadness depends on besides its
-    client). A down instance holds no session, so a status change touches the sessions the
-    instance held before or holds after it."""
-    touched: Set[int] = set()
+    client), a token possibly more than once. A down instance holds no session, so a status
+    change touches the sessions the instance held before or holds after it. (A list: it holds
+    a token or two, which a loop over unboxed ints finds faster than a set would.)"""
+    touched: List[int] = []
     _changed_keys(before.registry, after.registry, touched)
     for old, new in zip(before.instances, after.instances):
         if old is new:
             continue
         if old.status != new.status:
-            touched.update(token for token, _ in old.sessions)
-            touched.update(token for token, _ in new.sessions)
+            touched.extend([token for token, _ in old.sessions])
+            touched.extend([token for token, _ in new.sessions])
         else:
             _changed_keys(old.sessions, new.sessions, touched)
     return touched
+
+
+def _among(tokens: List[int], token: int) -> bool:
+    """`token in tokens`, comparing unboxed ints when compiled."""
+    for t in tokens:
+        if t == token:
+            return True
+    return False
 
 
 #: True: after a transition, re-judge only the streams it could have made dead (mark_stalls'
@@ -176,7 +188,7 @@ def mark_stalls(state: State, config: SystemConfig,
         old = before.clients
     n_old = len(old)
     after = state
-    touched: Optional[Set[int]] = None
+    touched: Optional[List[int]] = None
     events: list = []
     for c, client in enumerate(after.clients):
         stream = client.stream
@@ -186,7 +198,7 @@ def mark_stalls(state: State, config: SystemConfig,
             if touched is None:       # the sessions this transition touched, once
                 assert before is not None
                 touched = _touched_sessions(before, after)
-            if not touched or stream.token not in touched:
+            if not _among(touched, stream.token):
                 continue  # the client, its session and the session's holder are as they were
         if client.phase != "open" or client.inflight:
             continue      # it cannot be newly dead
@@ -269,7 +281,8 @@ def evict(state: State, config: SystemConfig, token: int) -> Tuple[State, list]:
 def compact(state: State, config: SystemConfig, i, token: int) -> Tuple[State, list]:
     """Drop the oldest retained event of `token`'s buffer (at instance `i`, or shared)."""
     pairs = state.buffers if i is None else state.instances[i].buffers
-    buffer = tget(pairs, token)
+    buffer: Optional[Buffer] = tget(pairs, token)
+    assert buffer is not None      # compacted only where the buffer holds an event
     floor = buffer.entries[0]
     buffer = Buffer(buffer.entries[1:], floor)
     if i is None:

@@ -124,9 +124,9 @@ class World:
         self.state, events = transition(self.state, action, self.system, self.gate, check=False)
         self.transitions += 1
         now = self.env.now
-        observe, handlers = self.monitor.observe, self._handlers
+        monitor, handlers = self.monitor, self._handlers
         for event in events:
-            for finding in observe(now, event):
+            for finding in monitor.observe(now, event):     # compiled: a native call
                 if finding.name != "note":  # the client it happened to (a call's owner)
                     who = event.owner if type(event) is Emitted else event.client
                     self.flags.setdefault(who, set()).add(finding.name)
