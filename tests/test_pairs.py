@@ -57,9 +57,8 @@ def test_the_identity_scans_stop_exactly_where_an_update_changed_the_pairs(progr
     for delete, k, v in program:
         pairs = tdel(pairs, k) if delete else tset(pairs, k, v)
     at = sum(1 for k, _ in pairs if k < key)       # where `key` is or would go
-    present = at < len(pairs) and pairs[at][0] == key
-    for updated, changed in ((tset(pairs, key, value), 1 if present else 0),
-                             (tdel(pairs, key), 1 if present else 0)):
+    changed = 1 if at < len(pairs) and pairs[at][0] == key else 0   # the pair an update replaces
+    for updated in (tset(pairs, key, value), tdel(pairs, key)):        # or deletes, if any
         if updated is pairs:
             assert shared_prefix(pairs, updated) == len(pairs)
             continue
@@ -69,4 +68,3 @@ def test_the_identity_scans_stop_exactly_where_an_update_changed_the_pairs(progr
     assert shared_prefix(pairs, pairs) == len(pairs)
     assert shared_suffix(pairs, pairs, 0) == len(pairs)
     assert shared_suffix(pairs, pairs, len(pairs)) == 0    # never below the floor
-
