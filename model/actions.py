@@ -13,8 +13,7 @@ from .config import SystemConfig
 from .lb import route_choices
 from .pairs import tget
 from .record import UNHASHED, Record
-from .servers import LiveSession
-from .state import State, holder
+from .state import State, holding
 
 
 class ClientAction(Record):
@@ -270,11 +269,10 @@ def emit_possible(state: State, config: SystemConfig, token: int,
                   on: Optional[int] = None) -> bool:
     """Some instance (`on`, if given) runs session `token` at its current generation and has
     work left."""
-    h = holder(state, config, token)
-    if h is None or (on is not None and h != on):
+    h, live = holding(state, config, token)
+    if live is None or (on is not None and h != on):
         return False
-    live: Optional[LiveSession] = tget(state.instances[h].sessions, token)   # the holder's
-    return live is not None and live.next_msg < config.messages_per_session  # (read natively)
+    return live.next_msg < config.messages_per_session
 
 
 def live_tokens(state: State, config: SystemConfig) -> List[int]:

@@ -22,7 +22,7 @@ from .history import (
     Primed,
     StreamClosed,
 )
-from .pairs import tget, tset
+from .pairs import keys_below, tget, tset
 from .state import Client, State, owner_of, replace_at, set_orphan
 from .stateless import REQUEST_RUNS_ON, cancel_request, forget_request, result_of
 
@@ -62,11 +62,11 @@ def deliver(state: State, config: SystemConfig, c: int) -> Tuple[State, list]:
         client = client.replace(missed=client.missed | {
             m for m in range(call_first, truth.msg) if m not in done})
     if own:
-        done = {k for k, _ in client.applied}
-        holes = tuple(m for m in range(truth.msg) if m not in done and m not in client.missed)
+        holes = _holes(client, truth.msg)
         applied = client.applied if first is not None else \
             tset(client.applied, truth.msg, (truth.token, truth.generation))
-        client = client.replace(applied=applied, missed=client.missed | set(holes))
+        client = client.replace(applied=applied,
+                                missed=client.missed | set(holes) if holes else client.missed)
     event = Applied(
         client=who, wire=item.wire, owner=owner, msg=truth.msg,
         side_effect=config.has_side_effect(truth.msg), token=truth.token,
@@ -75,6 +75,16 @@ def deliver(state: State, config: SystemConfig, c: int) -> Tuple[State, list]:
         admission=stream.admission, client_gen=stream.client_gen,
         serving_gen=stream.serving_gen, cursor_foreign=stream.cursor_foreign, holes=holes)
     return _drained(_set(state, c, client), c, [event], config)
+
+
+def _holes(client: Client, msg: int) -> Tuple[int, ...]:
+    """The client's own messages below `msg` it neither applied nor knows missed, in order.
+    The keys of `applied` are distinct message indexes from 0, so when `msg` of them lie below
+    `msg` there is none (the common case, found by one search instead of a set)."""
+    if keys_below(client.applied, msg) == msg:
+        return ()
+    done = {k for k, _ in client.applied}
+    return tuple(m for m in range(msg) if m not in done and m not in client.missed)
 
 
 def _drained(state: State, c: int, events: list, config: SystemConfig) -> Tuple[State, list]:

@@ -26,6 +26,11 @@ def _position(pairs: Pairs, key: int) -> int:
     return lo
 
 
+def keys_below(pairs: Pairs, key: int) -> int:
+    """How many keys of `pairs` are below `key`."""
+    return _position(pairs, key)
+
+
 def tget(pairs: Pairs, key: int, default: Any = None) -> Any:
     """Value for `key` in a sorted pair tuple, or `default`."""
     i = _position(pairs, key)
@@ -79,4 +84,3 @@ def shared_suffix(old: Tuple[object, ...], new: Tuple[object, ...], floor: int =
         i -= 1
         j -= 1
     return len(old) - i
-

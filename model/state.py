@@ -263,10 +263,12 @@ def replace_at(items: Tuple[Any, ...], index: int, value: Any) -> Tuple[Any, ...
     return tuple(copy)
 
 
-def holder(state: State, config: SystemConfig, token: int) -> Optional[int]:
-    """The instance that runs session `token` at its current generation, if any (up or draining);
-    on a stateless transport, the instance running request `token`. Invariant: at most one
-    instance holds a session at its registry generation, and a request runs on one instance."""
+def holding(state: State, config: SystemConfig,
+            token: int) -> Tuple[int, Optional[LiveSession]]:
+    """(index, live session) of the instance that runs session `token` at its current
+    generation (up or draining), or (-1, None); on a stateless transport, of the instance
+    running request `token`. Invariant: at most one instance holds a session at its registry
+    generation, and a request runs on one instance."""
     registered = config.store == "shared" and config.transport == "sessions"
     record: Optional[SessionRecord] = tget(state.registry, token) if registered else None
     for index, inst in enumerate(state.instances):
@@ -276,8 +278,14 @@ def holder(state: State, config: SystemConfig, token: int) -> Optional[int]:
         if live is None:
             continue
         if not registered or (record is not None and live.generation == record.generation):
-            return index
-    return None
+            return index, live
+    return -1, None
+
+
+def holder(state: State, config: SystemConfig, token: int) -> Optional[int]:
+    """The index of the instance `holding` session (or request) `token`, if any."""
+    index, live = holding(state, config, token)
+    return index if live is not None else None
 
 
 #: The buffer key every session shares when streams are keyed by JSON-RPC request id (tokens

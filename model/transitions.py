@@ -6,7 +6,7 @@ changes. Server-side actions live here; client-side ones in `model.client_side`,
 """
 from __future__ import annotations
 
-from typing import Any, List, NamedTuple, Optional, Tuple, Union
+from typing import Any, Final, List, NamedTuple, Optional, Tuple, Union
 
 from .actions import (
     Arrive,
@@ -48,8 +48,8 @@ from .pairs import Pairs, shared_prefix, shared_suffix, tdel, tget, tset
 from .policies import Gate, GateFunction, decide, resolve_gate
 from .protocol import Decision, ResumeRequest
 from .resume import initialize, reconnect, resumption_question, stream_is_dead
-from .servers import Instance, LiveSession
-from .state import Client, State, holder, replace_at, set_orphan, slot_of
+from .servers import Instance
+from .state import Client, State, holding, replace_at, set_orphan, slot_of
 from .stateless import emit_request, expire, forget_request, issue
 from .tasks import create_task, emit_task, expire_task, held_on, poll
 from .view import ServerView
@@ -61,8 +61,10 @@ class Step(NamedTuple):
 
 
 #: builds a Step without the NamedTuple's interpreted constructor (the compiled model calls it
-#: once per transition)
-_new_step: Any = tuple.__new__
+#: once per transition); Final, so that compiled, both are read from C statics, not looked up
+#: by name in the module's dict
+_new_step: Final[Any] = tuple.__new__
+_STEP: Final[Any] = Step
 
 
 def emit(state: State, config: SystemConfig, token: int) -> Tuple[State, list]:
@@ -70,12 +72,8 @@ def emit(state: State, config: SystemConfig, token: int) -> Tuple[State, list]:
     live on every stream open to that instance for that session. Emitting a call's result
     executes the call; the owner's ground-truth record says whether it had been executed
     before (by any instance, session or generation)."""
-    h = holder(state, config, token)
-    assert h is not None    # enabled only where some instance holds the session
-    # typed (as in build_view and the resume paths): compiled, its fields are read natively,
-    # not looked up by name
-    live: Optional[LiveSession] = tget(state.instances[h].sessions, token)
-    assert live is not None
+    h, live = holding(state, config, token)
+    assert live is not None    # enabled only where some instance holds the session
     msg = live.next_msg
     state, entry, dropped = record_event(state, config, h, token, live, msg)
     if live.orphan == "call" and config.is_result(msg):   # the call's stream, held by a
@@ -379,4 +377,4 @@ def apply(state: State, action, config: SystemConfig,
     new_state, events = transition(state, config, gate, action, decided)
     new_state, stalls = mark_stalls(new_state, config,
                                     state if INCREMENTAL_STALL_MARKING else None)
-    return _new_step(Step, (new_state, tuple(events + stalls) if stalls else tuple(events)))
+    return _new_step(_STEP, (new_state, tuple(events + stalls) if stalls else tuple(events)))

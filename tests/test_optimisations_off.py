@@ -1,18 +1,19 @@
 """Every engine gives the same results with the speed-ups switched off.
 
-Four optimisations of the Python code change how results are computed, not what they are: the
+Five optimisations of the Python code change how results are computed, not what they are: the
 explorer's fingerprints from component hashes with one canonical renaming (off: build every
 renamed state and take the smallest hash), stall marking that re-judges only the streams a
 transition can have made dead (off: judge every open stream after every transition), property
 checks skipped on the events no check can hit (`quiet`; off: every check reads every event of
-its kinds), and the explorations of one scope under several gates run together, sharing every
-transition the gate does not decide and every resumption two gates decide alike (off: one
-exploration per gate). This runs cells of the reduced verification space, the whole incident
-matrix and DES replications with the first three on and off, and explorations and a verification
-run together and one by one, and compares everything but CPU time. (Compiling the model and the
-explorer is the fifth; tests/test_compiled.py compares it with the sources the same way. Budget
-subsumption, which changes how many states a search visits but not what it finds, is the sixth:
-tests/test_subsumption.py.)
+its kinds), the DES's stream seeds worked out from a pool mixed once per kind (off: a numpy
+SeedSequence per stream), and the explorations of one scope under several gates run together,
+sharing every transition the gate does not decide and every resumption two gates decide alike
+(off: one exploration per gate). This runs cells of the reduced verification space, the whole
+incident matrix and DES replications with the first four on and off, and explorations and a
+verification run together and one by one, and compares everything but CPU time. (Compiling the
+model and the explorer is the sixth; tests/test_compiled.py compares it with the sources the
+same way. Budget subsumption, which changes how many states a search visits but not what it
+finds, is the seventh: tests/test_subsumption.py.)
 """
 from pathlib import Path
 
@@ -29,6 +30,7 @@ from optimisation_support import (
 import model.properties as properties
 import model.symmetry as symmetry
 import model.transitions as transitions
+import simulations.des.streams as streams
 from model import Code, reject
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -40,6 +42,7 @@ def switch_off(monkeypatch) -> None:
     monkeypatch.setattr(transitions, "INCREMENTAL_STALL_MARKING", False)
     monkeypatch.setattr(symmetry, "FINGERPRINTS_FROM_PARTS", False)
     monkeypatch.setattr(properties, "QUIET_EVENTS_SKIPPED", False)
+    monkeypatch.setattr(streams, "SEEDS_WORKED_OUT", False)
 
 
 def test_reduced_space_cells_are_the_same_without_the_speed_ups(tmp_path, monkeypatch):

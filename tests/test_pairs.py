@@ -5,8 +5,9 @@ identity scans see what two versions share."""
 from hypothesis import given
 from hypothesis import strategies as st
 
-from model.pairs import shared_prefix, shared_suffix, tdel, tget, tset
-from model.state import replace_at
+from model.client_side import _holes
+from model.pairs import keys_below, shared_prefix, shared_suffix, tdel, tget, tset
+from model.state import Client, replace_at
 
 #: small keys collide often; huge ones leave a machine word (a compiled int must still compare)
 keys = st.one_of(st.integers(-3, 12), st.integers(-2**70, 2**70))
@@ -24,6 +25,7 @@ def test_pairs_are_the_dict_they_were_built_like(program, probes):
         assert pairs == tuple(sorted(mapping.items()))
     for key in probes + [k for _, k, _ in program]:
         assert tget(pairs, key, "absent") == mapping.get(key, "absent")
+        assert keys_below(pairs, key) == sum(1 for k in mapping if k < key)
 
 
 @given(edits)
@@ -68,3 +70,12 @@ def test_the_identity_scans_stop_exactly_where_an_update_changed_the_pairs(progr
     assert shared_prefix(pairs, pairs) == len(pairs)
     assert shared_suffix(pairs, pairs, 0) == len(pairs)
     assert shared_suffix(pairs, pairs, len(pairs)) == 0    # never below the floor
+
+
+@given(st.sets(st.integers(0, 30)), st.frozensets(st.integers(0, 30)), st.integers(0, 31))
+def test_holes_are_the_messages_below_neither_applied_nor_missed(applied, missed, msg):
+    """`client_side._holes` finds none by one search where every message below is applied;
+    either way it gives what the set difference gives."""
+    client = Client("open", applied=tuple((m, (1, 0)) for m in sorted(applied)), missed=missed)
+    assert _holes(client, msg) == tuple(m for m in range(msg)
+                                        if m not in applied and m not in missed)

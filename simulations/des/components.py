@@ -7,7 +7,7 @@ goes through `World.apply`, so the protocol logic lives only in `model/`.
 """
 from __future__ import annotations
 
-from typing import Any, Dict, Generator, Optional, Sequence, Tuple
+from typing import Any, Dict, Generator, Optional, Sequence, Tuple, cast
 
 import simpy
 
@@ -205,19 +205,23 @@ class ClientProcess:
 
     def _deliver(self) -> None:
         w = self.world
-        for event in w.apply(Deliver(self.slot)):
-            if type(event) is Applied and event.owner == self.ident:
+        now = w.env._now      # SimPy's clock, read once past its property (as World._apply)
+        for found in w.apply(Deliver(self.slot)):
+            if type(found) is not Applied:
+                continue
+            event = cast(Applied, found)    # compiled: its fields read natively, not by name
+            if event.owner == self.ident:
                 self.attempts = 0
-                self.last_data = w.env.now
+                self.last_data = now
                 if self.broken_at is not None and event.first_token is None:   # new data: a
                     # re-delivery (a stale cursor's replay, a re-issued call's progress) is
                     # not progress: a client restarted on an orphaned task gets its last
                     # message again and is still stalled
-                    w.recovered(w.env.now - self.broken_at)
+                    w.recovered(now - self.broken_at)
                     self.broken_at = None
                 self.unpersisted += 1
                 if w.system.is_result(event.msg):
-                    self.call_since = w.env.now
+                    self.call_since = now
         if self.unpersisted >= w.timing.persist_every and self._client().token is not None \
                 and (w.system.tasks or not w.system.stateless):   # a session or a task handle
             self.unpersisted = 0

@@ -7,7 +7,7 @@ goes through `World.apply`, so the protocol logic lives only in `model/`.
 """
 from __future__ import annotations
 
-from typing import Any, Generator, Optional
+from typing import Any, Dict, Generator, Optional
 
 import simpy
 
@@ -110,16 +110,19 @@ class Reaper:
     def run(self) -> Generator[simpy.Event, Any, None]:
         w, t = self.world, self.world.timing
         idle_ttl, absolute_ttl = float(t.idle_ttl), float(t.absolute_ttl)
-        created, active = w.created, w.active
+        # tokens read as objects: compiled, a token read as an int is boxed again per lookup
+        created: Dict[Any, float] = w.created
+        active: Dict[Any, float] = w.active
         while True:
             yield w.env.timeout(t.reap_interval)
             now = float(w.env.now)
             live = set(live_tokens(w.state, w.system))
-            for token in list(created):
+            # in creation order; an eviction changes no other session's creation time
+            for token, born in list(created.items()):
                 if token not in live:
                     created.pop(token, None)
                     active.pop(token, None)
-                elif now - active[token] > idle_ttl or now - created[token] > absolute_ttl:
+                elif now - active[token] > idle_ttl or now - born > absolute_ttl:
                     w.apply(Evict(token))
 
 

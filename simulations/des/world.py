@@ -123,7 +123,7 @@ class World:
         (the one way a component changes the state)."""
         self.state, events = transition(self.state, action, self.system, self.gate, check=False)
         self.transitions += 1
-        now = self.env.now
+        now = self.env._now   # SimPy's clock, read past its property (a Python call per read)
         monitor, handlers = self.monitor, self._handlers
         for event in events:
             for finding in monitor.observe(now, event):     # compiled: a native call
