@@ -95,17 +95,24 @@ def mixed_pool(words: List[int]) -> Tuple[List[int], int]:
     return pool, multiplier
 
 
-def pool_state(pool: List[int]) -> List[int]:
-    """The PCG64_WORDS 64-bit words `generate_state(PCG64_WORDS, np.uint64)` hashes out of
-    `pool` (32-bit words, each pair read little-endian)."""
+def pool_state(p0: int, p1: int, p2: int, p3: int) -> List[int]:
+    """The PCG64_WORDS 64-bit words `generate_state(PCG64_WORDS, np.uint64)` hashes out of the
+    pool (p0, p1, p2, p3) (32-bit words, each pair read little-endian). The pool is four
+    arguments, not a list: compiled, they stay machine integers."""
     out: List[int] = []
     multiplier = INIT_B
+    low = 0
     for i in range(2 * PCG64_WORDS):
-        value = pool[i % POOL_SIZE] ^ multiplier
+        at = i % POOL_SIZE
+        value = (p0 if at == 0 else p1 if at == 1 else p2 if at == 2 else p3) ^ multiplier
         multiplier = _mul32(multiplier, MULT_B)
         value = _mul32(value, multiplier)
-        out.append(value ^ (value >> XSHIFT))
-    return [out[2 * i] | (out[2 * i + 1] << 32) for i in range(PCG64_WORDS)]
+        value ^= value >> XSHIFT
+        if i % 2 == 0:
+            low = value
+        else:
+            out.append(low | (value << 32))
+    return out
 
 
 class StreamSeeds:
@@ -127,10 +134,18 @@ class StreamSeeds:
         mixed = self._kinds.get(kind)
         if mixed is None:
             mixed = self._kinds[kind] = mixed_pool(self.prefix + uint32_words(kind))
-        pool, multiplier = list(mixed[0]), mixed[1]
-        for word in uint32_words(entity):
-            multiplier = _mix_word(pool, word, multiplier)
-        return pool_state(pool)
+        pool, multiplier = mixed
+        p0, p1, p2, p3 = pool[0], pool[1], pool[2], pool[3]
+        for word in uint32_words(entity):      # as _mix_word, on four machine integers
+            hashed, multiplier = _hashmix(word, multiplier)
+            p0 = _mix(p0, hashed)
+            hashed, multiplier = _hashmix(word, multiplier)
+            p1 = _mix(p1, hashed)
+            hashed, multiplier = _hashmix(word, multiplier)
+            p2 = _mix(p2, hashed)
+            hashed, multiplier = _hashmix(word, multiplier)
+            p3 = _mix(p3, hashed)
+        return pool_state(p0, p1, p2, p3)
 
 
 class SeedWords:
