@@ -41,11 +41,11 @@ def test_a_stream_draws_what_the_seed_sequence_seeded_generator_draws(entropy, r
 def test_a_seed_sequence_of_non_int_entropy_takes_numpys_path():
     """Entropy given as a list of ints (a SeedSequence may hold one) is not split here."""
     seed = np.random.SeedSequence([3, 2**40, 7])
-    streams = Streams(seed)
-    assert streams._seeds is None
+    made = Streams(seed)
+    assert made._seeds is None
     numpys = np.random.Generator(np.random.PCG64(np.random.SeedSequence(
         [3, 2**40, 7], spawn_key=(STREAM_KINDS.index("drop"), 9))))
-    assert streams.rng("drop", 9).random() == numpys.random()
+    assert made.rng("drop", 9).random() == numpys.random()
 
 
 def test_uint32_words_split_as_numpy_splits():
