@@ -70,12 +70,19 @@ def _mix(x: int, y: int) -> int:
     return result ^ (result >> XSHIFT)
 
 
-def _mix_word(pool: List[int], word: int, multiplier: int) -> int:
-    """Mix one word beyond the pool's size into every pool word; the multiplier reached."""
-    for dst in range(POOL_SIZE):
-        hashed, multiplier = _hashmix(word, multiplier)
-        pool[dst] = _mix(pool[dst], hashed)
-    return multiplier
+def _mix_word(p0: int, p1: int, p2: int, p3: int, word: int,
+              multiplier: int) -> Tuple[int, int, int, int, int]:
+    """Mix one word beyond the pool's size into every pool word: (the pool, the multiplier
+    reached). The pool is four arguments, not a list: compiled, they stay machine integers."""
+    hashed, multiplier = _hashmix(word, multiplier)
+    p0 = _mix(p0, hashed)
+    hashed, multiplier = _hashmix(word, multiplier)
+    p1 = _mix(p1, hashed)
+    hashed, multiplier = _hashmix(word, multiplier)
+    p2 = _mix(p2, hashed)
+    hashed, multiplier = _hashmix(word, multiplier)
+    p3 = _mix(p3, hashed)
+    return p0, p1, p2, p3, multiplier
 
 
 def mixed_pool(words: List[int]) -> Tuple[List[int], int]:
@@ -90,15 +97,15 @@ def mixed_pool(words: List[int]) -> Tuple[List[int], int]:
             if src != dst:
                 hashed, multiplier = _hashmix(pool[src], multiplier)
                 pool[dst] = _mix(pool[dst], hashed)
+    p0, p1, p2, p3 = pool
     for word in words[POOL_SIZE:]:
-        multiplier = _mix_word(pool, word, multiplier)
-    return pool, multiplier
+        p0, p1, p2, p3, multiplier = _mix_word(p0, p1, p2, p3, word, multiplier)
+    return [p0, p1, p2, p3], multiplier
 
 
 def pool_state(p0: int, p1: int, p2: int, p3: int) -> List[int]:
     """The PCG64_WORDS 64-bit words `generate_state(PCG64_WORDS, np.uint64)` hashes out of the
-    pool (p0, p1, p2, p3) (32-bit words, each pair read little-endian). The pool is four
-    arguments, not a list: compiled, they stay machine integers."""
+    pool (p0, p1, p2, p3) (32-bit words, each pair read little-endian)."""
     out: List[int] = []
     multiplier = INIT_B
     low = 0
@@ -136,15 +143,8 @@ class StreamSeeds:
             mixed = self._kinds[kind] = mixed_pool(self.prefix + uint32_words(kind))
         pool, multiplier = mixed
         p0, p1, p2, p3 = pool[0], pool[1], pool[2], pool[3]
-        for word in uint32_words(entity):      # as _mix_word, on four machine integers
-            hashed, multiplier = _hashmix(word, multiplier)
-            p0 = _mix(p0, hashed)
-            hashed, multiplier = _hashmix(word, multiplier)
-            p1 = _mix(p1, hashed)
-            hashed, multiplier = _hashmix(word, multiplier)
-            p2 = _mix(p2, hashed)
-            hashed, multiplier = _hashmix(word, multiplier)
-            p3 = _mix(p3, hashed)
+        for word in uint32_words(entity):
+            p0, p1, p2, p3, multiplier = _mix_word(p0, p1, p2, p3, word, multiplier)
         return pool_state(p0, p1, p2, p3)
 
 
