@@ -13,7 +13,7 @@ from .config import SystemConfig
 from .lb import route_choices
 from .pairs import tget
 from .record import UNHASHED, Record
-from .state import State, holding
+from .state import State, held_by, holding
 
 
 class ClientAction(Record):
@@ -269,10 +269,11 @@ def emit_possible(state: State, config: SystemConfig, token: int,
                   on: Optional[int] = None) -> bool:
     """Some instance (`on`, if given) runs session `token` at its current generation and has
     work left."""
-    h, live = holding(state, config, token)
-    if live is None or (on is not None and h != on):
-        return False
-    return live.next_msg < config.messages_per_session
+    if on is not None:
+        live = held_by(state, config, on, token)
+    else:
+        live = holding(state, config, token)[1]
+    return live is not None and live.next_msg < config.messages_per_session
 
 
 def live_tokens(state: State, config: SystemConfig) -> List[int]:

@@ -6,7 +6,7 @@ without having been told (a hole: silent loss).
 """
 from __future__ import annotations
 
-from typing import Optional, Tuple
+from typing import FrozenSet, Optional, Tuple
 
 from .buffers import PRIMING
 from .config import SystemConfig
@@ -22,7 +22,7 @@ from .history import (
     Primed,
     StreamClosed,
 )
-from .pairs import keys_below, tget, tset
+from .pairs import Pairs, keys_below, tget, tset
 from .state import Client, State, owner_of, replace_at, set_orphan
 from .stateless import REQUEST_RUNS_ON, cancel_request, forget_request, result_of
 
@@ -44,29 +44,31 @@ def deliver(state: State, config: SystemConfig, c: int) -> Tuple[State, list]:
         client = client.replace(inflight=rest, cursor=Cursor(item.wire, truth))
         return _drained(_set(state, c, client), c, [Primed(who, item.wire)], config)
     stream = open_stream.replace(frames=open_stream.frames + 1)
-    client = client.replace(inflight=rest, stream=stream, cursor=Cursor(item.wire, truth),
-                             seen=client.seen | {item.wire} if config.client_dedupe
-                             else client.seen)
+    cursor = Cursor(item.wire, truth)
+    seen = client.seen | {item.wire} if config.client_dedupe else client.seen
     owner = owner_of(state, truth.token)
     own = owner == who
-    first = tget(client.applied, truth.msg) if own else None
-    if config.client_dedupe and item.wire in state.clients[c].seen:
+    applied, missed = client.applied, client.missed
+    first = tget(applied, truth.msg) if own else None
+    if config.client_dedupe and item.wire in client.seen:
         dropped = [Dropped(who, item.wire, owner, truth.msg, own and first is None)]
+        client = client.replace(inflight=rest, stream=stream, cursor=cursor, seen=seen)
         if config.transport == "sessions":   # (a task's poll ends once drained)
             return _set(state, c, client), dropped
         return _drained(_set(state, c, client), c, dropped, config)
     holes: Tuple[int, ...] = ()
     if own and item.via == "recorded":   # a recorded result: the call is over, and the
-        done = {k for k, _ in client.applied}   # progress it skips is no loss
+        done = {k for k, _ in applied}          # progress it skips is no loss
         call_first = result_of(config, truth.msg) - (truth.msg % config.messages_per_call)
-        client = client.replace(missed=client.missed | {
-            m for m in range(call_first, truth.msg) if m not in done})
+        missed = missed | {m for m in range(call_first, truth.msg) if m not in done}
     if own:
-        holes = _holes(client, truth.msg)
-        applied = client.applied if first is not None else \
-            tset(client.applied, truth.msg, (truth.token, truth.generation))
-        client = client.replace(applied=applied,
-                                missed=client.missed | set(holes) if holes else client.missed)
+        holes = _holes(applied, missed, truth.msg)
+        if first is None:
+            applied = tset(applied, truth.msg, (truth.token, truth.generation))
+        if holes:
+            missed = missed | set(holes)
+    client = client.replace(inflight=rest, stream=stream, cursor=cursor, seen=seen,
+                             applied=applied, missed=missed)    # one new client, not three
     event = Applied(
         client=who, wire=item.wire, owner=owner, msg=truth.msg,
         side_effect=config.has_side_effect(truth.msg), token=truth.token,
@@ -77,14 +79,14 @@ def deliver(state: State, config: SystemConfig, c: int) -> Tuple[State, list]:
     return _drained(_set(state, c, client), c, [event], config)
 
 
-def _holes(client: Client, msg: int) -> Tuple[int, ...]:
-    """The client's own messages below `msg` it neither applied nor knows missed, in order.
+def _holes(applied: Pairs, missed: FrozenSet[int], msg: int) -> Tuple[int, ...]:
+    """A client's own messages below `msg` neither `applied` nor known `missed`, in order.
     The keys of `applied` are distinct message indexes from 0, so when `msg` of them lie below
     `msg` there is none (the common case, found by one search instead of a set)."""
-    if keys_below(client.applied, msg) == msg:
+    if keys_below(applied, msg) == msg:
         return ()
-    done = {k for k, _ in client.applied}
-    return tuple(m for m in range(msg) if m not in done and m not in client.missed)
+    done = {k for k, _ in applied}
+    return tuple(m for m in range(msg) if m not in done and m not in missed)
 
 
 def _drained(state: State, c: int, events: list, config: SystemConfig) -> Tuple[State, list]:

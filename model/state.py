@@ -282,6 +282,25 @@ def holding(state: State, config: SystemConfig,
     return -1, None
 
 
+def held_by(state: State, config: SystemConfig, index: int,
+            token: int) -> Optional[LiveSession]:
+    """The live session of `token` if instance `index` is the one `holding` names, else None.
+    With a shared registry, at most one instance holds a session at its registry generation
+    (the invariant `holding` keeps), so only instance `index` is looked at."""
+    live: Optional[LiveSession]
+    if config.store != "shared" or config.transport != "sessions":
+        h, live = holding(state, config, token)
+        return live if h == index else None
+    inst = state.instances[index]
+    if inst.status == "down":
+        return None
+    live = tget(inst.sessions, token)
+    if live is None:
+        return None
+    record: Optional[SessionRecord] = tget(state.registry, token)
+    return live if record is not None and live.generation == record.generation else None
+
+
 def holder(state: State, config: SystemConfig, token: int) -> Optional[int]:
     """The index of the instance `holding` session (or request) `token`, if any."""
     index, live = holding(state, config, token)

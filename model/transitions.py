@@ -29,7 +29,7 @@ from .actions import (
     Stop,
     is_enabled,
 )
-from .buffers import record_event
+from .buffers import new_entry, record_event
 from .client_side import (
     arrive,
     client_restart,
@@ -75,9 +75,7 @@ def emit(state: State, config: SystemConfig, token: int) -> Tuple[State, list]:
     h, live = holding(state, config, token)
     assert live is not None    # enabled only where some instance holds the session
     msg = live.next_msg
-    state, entry, dropped = record_event(state, config, h, token, live, msg)
-    if live.orphan == "call" and config.is_result(msg):   # the call's stream, held by a
-        state = set_orphan(state, h, token, "")        # dead connection, ends with its result
+    entry = new_entry(state, config, h, token, live, msg)
     clients, live_to = list(state.clients), []
     for c, client in enumerate(clients):
         stream = client.stream     # (the cheapest tests first: most clients read another session)
@@ -96,7 +94,10 @@ def emit(state: State, config: SystemConfig, token: int) -> Tuple[State, list]:
                 executed=tset(owner.executed, msg, (token, live.generation)))
         else:
             again = "recreated_generation" if first[0] == token else "reissued_after_refusal"
-    state = state.replace(clients=tuple(clients))
+    state, _, dropped = record_event(state, config, h, token, live, msg, entry,
+                                     tuple(clients))
+    if live.orphan == "call" and config.is_result(msg):   # the call's stream, held by a
+        state = set_orphan(state, h, token, "")        # dead connection, ends with its result
     return state, [Emitted(h, token, live.generation, msg, live.client, entry.wire,
                            tuple(live_to), dropped, result, config.has_side_effect(msg), first,
                            again)]

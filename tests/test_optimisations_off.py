@@ -1,19 +1,20 @@
 """Every engine gives the same results with the speed-ups switched off.
 
-Five optimisations of the Python code change how results are computed, not what they are: the
+Six optimisations of the Python code change how results are computed, not what they are: the
 explorer's fingerprints from component hashes with one canonical renaming (off: build every
 renamed state and take the smallest hash), stall marking that re-judges only the streams a
 transition can have made dead (off: judge every open stream after every transition), property
 checks skipped on the events no check can hit (`quiet`; off: every check reads every event of
 its kinds), the DES's stream seeds worked out from a pool mixed once per kind (off: a numpy
-SeedSequence per stream), and the explorations of one scope under several gates run together,
+SeedSequence per stream), the DES's client faults waiting on one clock (off: a SimPy timer per
+fault), and the explorations of one scope under several gates run together,
 sharing every transition the gate does not decide and every resumption two gates decide alike
 (off: one exploration per gate). This runs cells of the reduced verification space, the whole
-incident matrix and DES replications with the first four on and off, and explorations and a
+incident matrix and DES replications with the first five on and off, and explorations and a
 verification run together and one by one, and compares everything but CPU time. (Compiling the
-model and the explorer is the sixth; tests/test_compiled.py compares it with the sources the
+model and the explorer is the seventh; tests/test_compiled.py compares it with the sources the
 same way. Budget subsumption, which changes how many states a search visits but not what it
-finds, is the seventh: tests/test_subsumption.py.)
+finds, is the eighth: tests/test_subsumption.py.)
 """
 from pathlib import Path
 
@@ -30,6 +31,7 @@ from optimisation_support import (
 import model.properties as properties
 import model.symmetry as symmetry
 import model.transitions as transitions
+import simulations.des.faults as faults
 import simulations.des.streams as streams
 from model import Code, reject
 
@@ -43,6 +45,7 @@ def switch_off(monkeypatch) -> None:
     monkeypatch.setattr(symmetry, "FINGERPRINTS_FROM_PARTS", False)
     monkeypatch.setattr(properties, "QUIET_EVENTS_SKIPPED", False)
     monkeypatch.setattr(streams, "SEEDS_WORKED_OUT", False)
+    monkeypatch.setattr(faults, "FAULTS_ON_ONE_CLOCK", False)
 
 
 def test_reduced_space_cells_are_the_same_without_the_speed_ups(tmp_path, monkeypatch):

@@ -7,7 +7,7 @@ from hypothesis import strategies as st
 
 from model.client_side import _holes
 from model.pairs import keys_below, shared_prefix, shared_suffix, tdel, tget, tset
-from model.state import Client, replace_at
+from model.state import replace_at
 
 #: small keys collide often; huge ones leave a machine word (a compiled int must still compare)
 keys = st.one_of(st.integers(-3, 12), st.integers(-2**70, 2**70))
@@ -76,6 +76,6 @@ def test_the_identity_scans_stop_exactly_where_an_update_changed_the_pairs(progr
 def test_holes_are_the_messages_below_neither_applied_nor_missed(applied, missed, msg):
     """`client_side._holes` finds none by one search where every message below is applied;
     either way it gives what the set difference gives."""
-    client = Client("open", applied=tuple((m, (1, 0)) for m in sorted(applied)), missed=missed)
-    assert _holes(client, msg) == tuple(m for m in range(msg)
+    pairs = tuple((m, (1, 0)) for m in sorted(applied))
+    assert _holes(pairs, missed, msg) == tuple(m for m in range(msg)
                                         if m not in applied and m not in missed)

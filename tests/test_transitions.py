@@ -27,7 +27,7 @@ from model.event_ids import order_key
 from model.history import Emitted
 from model.pairs import tget
 from model.properties import SERVER_CAUSES
-from model.state import holder
+from model.state import held_by, holder, holding
 from simulations.verify.exceptions import excused_by
 
 
@@ -105,6 +105,9 @@ class TransitionMachine(RuleBasedStateMachine):
                         (record is not None and live.generation == record.generation))]
             assert len(current) <= 1
             assert holder(s, config, token) in (current[0] if current else None,)
+            index, live = holding(s, config, token)
+            for i in range(len(s.instances)):     # held_by looks at instance i alone
+                assert held_by(s, config, i, token) is (live if i == index else None)
 
     @invariant()
     def buffers_stay_within_capacity(self):

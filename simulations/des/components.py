@@ -1,22 +1,21 @@
 """SimPy components of the clients' side (desmod style: small classes whose behaviour is a
-generator method or a chain of timer callbacks): each client's process and reader, its faults,
-and the arrivals of new clients. The servers' side is in `servers.py`.
+generator method or a chain of timer callbacks): each client's process and reader, and the
+arrivals of new clients (each with its faults, `faults.py`). The servers' side is in
+`servers.py`.
 
 Each component decides *when* an action happens; the model decides *what* it does. Every action
 goes through `World.apply`, so the protocol logic lives only in `model/`.
 """
 from __future__ import annotations
 
-from typing import Any, Dict, Generator, Optional, Sequence, Tuple, cast
+from typing import Any, Generator, Optional, Sequence, cast
 
 import simpy
 
 from model import (
     Arrive,
-    ClientRestart,
     Deliver,
     Depart,
-    Disconnect,
     IdleTimeout,
     Init,
     Persist,
@@ -25,7 +24,7 @@ from model import (
 from model.history import Applied, TaskPolled
 from model.state import Client
 
-from .streams import Exponentials
+from .faults import ClientFaults
 from .world import World, first_of
 
 CLEAN_CLOSES = ("server_close", "idle_timeout")
@@ -64,6 +63,7 @@ class ClientProcess:
         self._wake = world.env.event()
         self.closes = 0                  # streams closed so far: names the open stream
         self.reading: Optional[int] = None   # the stream whose next reader tick is scheduled
+        self.deliver = Deliver(slot)     # actions are values: one serves every delivery
         world.clients[ident] = self
         world.env.process(self.run())
 
@@ -206,7 +206,7 @@ class ClientProcess:
     def _deliver(self) -> None:
         w = self.world
         now = w.env._now      # SimPy's clock, read once past its property (as World._apply)
-        for found in w.apply(Deliver(self.slot)):
+        for found in w.apply(self.deliver):
             if type(found) is not Applied:
                 continue
             event = cast(Applied, found)    # compiled: its fields read natively, not by name
@@ -226,39 +226,6 @@ class ClientProcess:
                 and (w.system.tasks or not w.system.stateless):   # a session or a task handle
             self.unpersisted = 0
             w.apply(Persist(self.slot))
-
-
-class ClientFaults:
-    """Network drops of the client's open stream and restarts of its process (Poisson): for
-    each, a chain of timer callbacks (the tick's value names the fault) that ends once the
-    client has left."""
-
-    def __init__(self, world: World, client: ClientProcess):
-        self.world, self.client = world, client
-        self.draws: Dict[str, Tuple[Exponentials, float]] = {}   # fault -> (its gaps, mean)
-        for kind, rate in (("drop", world.timing.drop_rate),
-                           ("restart", world.timing.client_restart_rate)):
-            if rate > 0:
-                self.draws[kind] = (world.streams.exponentials(kind, client.ident), 1.0 / rate)
-                self._schedule(kind)
-
-    def _schedule(self, kind: str) -> None:
-        gaps, mean = self.draws[kind]
-        tick = self.world.env.timeout(gaps.gap(mean), kind)
-        tick.callbacks.append(self._fault)
-
-    def _fault(self, tick) -> None:
-        w, c, kind = self.world, self.client, tick.value
-        if not c.present:
-            return
-        phase = w.state.clients[c.slot].phase
-        if kind == "drop" and phase == "open":
-            w.apply(Disconnect(c.slot))
-        elif kind == "restart" and phase not in ("new", "gone"):
-            w.apply(ClientRestart(c.slot))
-            c.wake()
-        if c.present:
-            self._schedule(kind)
 
 
 class Arrivals:

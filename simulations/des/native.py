@@ -13,6 +13,6 @@ import os
 from ..compiled_group import CompiledGroup
 
 #: the DES's modules the compiled build holds
-DES_MODULES = ("components", "footprint", "seeding", "servers", "streams", "world")
+DES_MODULES = ("components", "faults", "footprint", "seeding", "servers", "streams", "world")
 DES = CompiledGroup(os.path.dirname(os.path.abspath(__file__)), DES_MODULES,
                     "simulations.des._native")

@@ -20,6 +20,7 @@ from model.policies import STATELESS_ROWS, Gate, GateFunction, no_resumption
 from ..runtime import cyclic_gc_relaxed
 from .components import Arrivals
 from .config import DesConfig, from_mapping, parse_row
+from .faults import FaultClock
 from .footprint import MemorySampler
 from .servers import Fleet, Reaper, RecordExpiry, start_worker
 from .world import REQUEST_KINDS, World
@@ -37,6 +38,7 @@ def build_world(config: DesConfig, policy: Union[str, GateFunction, Gate],
         gate = resolve_gate(parse_row(policy)[0] if row else policy)
     world = World(env, config, gate, seed, state, row)
     world.start_worker = lambda token: start_worker(world, token)
+    world.faults = FaultClock(env)
     Arrivals(world)
     Fleet(world)
     world.sampler = MemorySampler(world)

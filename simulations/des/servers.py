@@ -7,7 +7,7 @@ goes through `World.apply`, so the protocol logic lives only in `model/`.
 """
 from __future__ import annotations
 
-from typing import Any, Dict, Generator, Optional
+from typing import Any, Dict, Generator, List, Optional
 
 import simpy
 
@@ -32,6 +32,7 @@ class SessionWorker:
         owner = record.client if record is not None else self._owner()
         self.gaps = world.streams.exponentials("work", owner if owner is not None else 0)
         self.interval = world.timing.event_interval
+        self.emit = Emit(token)      # an action is a value: one serves every tick
         self._schedule()
 
     def _schedule(self) -> None:
@@ -43,7 +44,7 @@ class SessionWorker:
         if not emit_possible(w.state, w.system, self.token):
             w.workers.discard(self.token)
             return
-        w.apply(Emit(self.token))
+        w.apply(self.emit)
         self._schedule()
 
     def _owner(self) -> Optional[int]:
@@ -116,10 +117,17 @@ class Reaper:
         while True:
             yield w.env.timeout(t.reap_interval)
             now = float(w.env.now)
-            live = set(live_tokens(w.state, w.system))
-            # in creation order; an eviction changes no other session's creation time
+            live: List[int] = live_tokens(w.state, w.system)      # sorted
+            j, n, last = 0, len(live), -1
+            # in creation order, which is token order (a session's token is the next one):
+            # both are walked together; an eviction changes no other session's creation time
             for token, born in list(created.items()):
-                if token not in live:
+                number: int = token
+                assert number > last, "sessions created out of token order"
+                last = number
+                while j < n and live[j] < number:
+                    j += 1
+                if j == n or live[j] != number:      # not live: ended some other way
                     created.pop(token, None)
                     active.pop(token, None)
                 elif now - active[token] > idle_ttl or now - born > absolute_ttl:

@@ -104,6 +104,7 @@ class World:
         self.requests: Counter = Counter()
         self.calls_completed = 0                       # results a client applied first
         self.sampler: Any = None                       # a footprint.MemorySampler, if wired
+        self.faults: Any = None                        # the clients' faults.FaultClock
         #: the one way a component changes the state (`_apply`); an attribute, so that a
         #: recorder or a test can wrap it (every component calls it through the world)
         self.apply: Callable[[Any], Sequence[Any]] = self._apply
