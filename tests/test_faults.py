@@ -57,7 +57,7 @@ def _queued_timers(env):
 
 
 @given(st.lists(st.tuples(st.floats(0.0, 100.0), st.booleans()), min_size=1, max_size=12))
-def test_faults_act_in_time_order_and_a_departed_clients_do_nothing(draws):
+def test_faults_act_in_time_order_and_departed_clients_faults_do_nothing(draws):
     env, acted = simpy.Environment(), []
     clock = FaultClock(env)
     everyone = []
@@ -86,3 +86,17 @@ def test_one_timer_waits_for_all_faults_until_an_earlier_one_is_drawn():
     env.run()
     assert [(t, name) for t, name, _ in acted] == [(10.0, 4), (50.0, 0), (60.0, 3), (70.0, 1),
                                                      (90.0, 2)]
+
+
+def test_no_timer_is_set_for_a_departed_clients_fault():
+    env, acted = simpy.Environment(), []
+    clock = FaultClock(env)
+    stays, leaves, stays_too = (_Faults(env, name, acted) for name in "abc")
+    for faults, gap in ((stays, 10.0), (leaves, 20.0), (stays_too, 30.0)):
+        clock.add(faults, "drop", gap)
+    leaves.client.present = False
+    times = []
+    while env.peek() < math.inf:
+        env.step()
+        times.append(env.now)
+    assert times == [10.0, 30.0] and [name for _, name, _ in acted] == ["a", "c"]

@@ -25,7 +25,6 @@ from .streams import Exponentials
 from .world import World
 
 INFINITY = float("inf")
-FAULT_KINDS = ("drop", "restart")
 
 #: True: every client's faults wait on one `FaultClock`; False: each fault is a SimPy timer of
 #: its own (the definition; tests compare the two). A module attribute read for every client,
