@@ -263,21 +263,34 @@ def replace_at(items: Tuple[Any, ...], index: int, value: Any) -> Tuple[Any, ...
     return tuple(copy)
 
 
+def _registered(config: SystemConfig) -> bool:
+    """Sessions live in a shared registry, whose record names each one's current generation."""
+    return config.store == "shared" and config.transport == "sessions"
+
+
+def _runs(state: State, inst: Instance, token: int,
+          registered: bool) -> Optional[LiveSession]:
+    """`inst`'s live session of `token` if `inst` runs it at its current generation (up or
+    draining; with a shared registry, at the generation of the registry's record), else None."""
+    if inst.status == "down":
+        return None
+    live: Optional[LiveSession] = tget(inst.sessions, token)
+    if live is None or not registered:
+        return live
+    record: Optional[SessionRecord] = tget(state.registry, token)
+    return live if record is not None and live.generation == record.generation else None
+
+
 def holding(state: State, config: SystemConfig,
             token: int) -> Tuple[int, Optional[LiveSession]]:
     """(index, live session) of the instance that runs session `token` at its current
     generation (up or draining), or (-1, None); on a stateless transport, of the instance
     running request `token`. Invariant: at most one instance holds a session at its registry
     generation, and a request runs on one instance."""
-    registered = config.store == "shared" and config.transport == "sessions"
-    record: Optional[SessionRecord] = tget(state.registry, token) if registered else None
+    registered = _registered(config)
     for index, inst in enumerate(state.instances):
-        if inst.status == "down":
-            continue
-        live: Optional[LiveSession] = tget(inst.sessions, token)
-        if live is None:
-            continue
-        if not registered or (record is not None and live.generation == record.generation):
+        live = _runs(state, inst, token, registered)
+        if live is not None:
             return index, live
     return -1, None
 
@@ -287,18 +300,10 @@ def held_by(state: State, config: SystemConfig, index: int,
     """The live session of `token` if instance `index` is the one `holding` names, else None.
     With a shared registry, at most one instance holds a session at its registry generation
     (the invariant `holding` keeps), so only instance `index` is looked at."""
-    live: Optional[LiveSession]
-    if config.store != "shared" or config.transport != "sessions":
+    if not _registered(config):
         h, live = holding(state, config, token)
         return live if h == index else None
-    inst = state.instances[index]
-    if inst.status == "down":
-        return None
-    live = tget(inst.sessions, token)
-    if live is None:
-        return None
-    record: Optional[SessionRecord] = tget(state.registry, token)
-    return live if record is not None and live.generation == record.generation else None
+    return _runs(state, state.instances[index], token, True)
 
 
 def holder(state: State, config: SystemConfig, token: int) -> Optional[int]:
