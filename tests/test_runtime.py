@@ -1,6 +1,9 @@
 """The process settings searches and DES replications run under restore what they found
 (simulations/runtime.py)."""
 import gc
+import os
+import subprocess
+import sys
 
 import pytest
 
@@ -64,3 +67,22 @@ def test_a_replication_runs_relaxed_and_restores_the_thresholds(monkeypatch):
     record = runner.run_replication(config, "strict", 0)
     assert record["simulated_seconds"] == 60 and gc.get_threshold() == before
     assert inside == [runtime.RELAXED_GEN0_THRESHOLD]
+
+
+def _threads_after_numpy(env_value):
+    """(threads of a fresh process that imported this package and then numpy, the
+    OPENBLAS_NUM_THREADS it ran with)."""
+    env = {k: v for k, v in os.environ.items() if k != "OPENBLAS_NUM_THREADS"}
+    if env_value is not None:
+        env["OPENBLAS_NUM_THREADS"] = env_value
+    code = ("import os, simulations, numpy; "
+            "print(len(os.listdir('/proc/self/task')), os.environ['OPENBLAS_NUM_THREADS'])")
+    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True,
+                         check=True).stdout.split()
+    return int(out[0]), out[1]
+
+
+def test_numpy_starts_no_blas_threads_in_this_package_and_a_users_setting_is_kept():
+    # the spinning threads would take CPU from the engines (see simulations/__init__.py)
+    assert _threads_after_numpy(None) == (1, "1")
+    assert _threads_after_numpy("2")[1] == "2"
