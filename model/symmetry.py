@@ -10,23 +10,25 @@ explorer visits one of them. Like TLC, a
 fingerprint is a 64-bit hash: distinct states colliding is possible in principle and
 vanishingly unlikely at these scopes.
 
-The hash of a renamed state is computed without building it (`Parts`): each client, each
-instance and the rest of the state is hashed once with the names it refers to taken out, and a
-renaming only re-combines those hashes with the renamed references. A successor shares every
-client and instance its action did not touch with its parent (the model's states are immutable
-records), and each record keeps its hash once computed (`anon_hash`), so only the records an
-action built are hashed again. `rename` builds a renamed state in full: the definition the
-fast path must agree with (tests compare the two partitions of reachable states).
+The hash of a renamed state is computed without building it, from the state's `Parts`
+(`model.parts`): each client, each instance and the rest of the state hashed once with the
+names it refers to taken out, and the names. `rename` builds a renamed state in full: the
+definition the fast path must agree with (tests compare the two partitions of reachable
+states). With two clients (every cell of the verification matrix), the canonical renaming is
+found by comparing the two clients' (and two instances') signatures rather than ranking them:
+the same renaming, the same value (tests compare it with `from_canonical`).
 """
 from __future__ import annotations
 
 from itertools import permutations
-from typing import Any, Final, List, Optional, Sequence, Tuple, cast
+from typing import Final, List, Optional, Sequence, Tuple
 
 from .config import SystemConfig
-from .record import UNHASHED, Record
+from .parts import Parts, identity_hash, parts_of, renamed_hash, renamed_hash_two, swapped_hash
 from .servers import Instance, SessionRecord
 from .state import Client, State
+
+__all__ = ["Canonicalizer", "Parts", "parts_of", "rename"]
 
 #: load balancers under which every renaming of instances is a symmetry
 SYMMETRIC_LBS = ("random", "least_connections")
@@ -71,135 +73,6 @@ def rename(state: State, cmap: Sequence[int], imap: Sequence[int],
         rr=imap[state.rr] if pointer else state.rr)
 
 
-def _client_part(c: Client) -> Tuple[int, int, int]:
-    """(hash of the client without the names it holds, its ident, its stream's instance or -1)."""
-    stream = c.stream
-    return c.anon_hash(), c.ident, -1 if stream is None else stream.instance
-
-
-def _instance_part(inst: Instance) -> Tuple[int, Tuple[int, ...]]:
-    """(hash of the instance without its sessions' clients, those clients in token order)."""
-    return inst.anon_hash(), inst.session_clients()
-
-
-#: per client (its hash without names, its ident, its stream's instance or -1); per instance
-#: (its hash without its sessions' clients, those clients in token order)
-ClientParts = Tuple[Tuple[int, int, int], ...]
-InstanceParts = Tuple[Tuple[int, Tuple[int, ...]], ...]
-#: the naming fields' hash without names, and the names (clients, clients, instances)
-Naming = Tuple[int, Tuple[int, ...], Tuple[int, ...], Tuple[int, ...]]
-
-
-def _naming_part(registry, owners, affinity) -> Naming:
-    """The naming fields' hash without names, and the names: registry clients, owners,
-    affinity instances (each in token order)."""
-    return (hash((tuple([(t, r.anon_hash()) for t, r in registry]),
-                  tuple([t for t, _ in owners]), tuple([t for t, _ in affinity]))),
-            tuple([r.client for _, r in registry]), tuple([o for _, o in owners]),
-            tuple([i for _, i in affinity]))
-
-
-class Parts(Record):
-    """A state's hashes with every client and instance reference taken out, and the references:
-    enough to hash the state under any renaming without building it."""
-
-    __slots__ = ("clients", "instances", "plain", "naming", "pointer")
-    _fields = ("clients", "instances", "plain", "naming", "pointer")
-    clients: Final[ClientParts]
-    instances: Final[InstanceParts]
-    plain: Final[int]  # the fields no renaming touches
-    naming: Final[Naming]  # _naming_part of registry, owners, affinity
-    pointer: Final[int]  # the round-robin pointer (an instance, renamed where it means one)
-
-    def __init__(self, clients: ClientParts, instances: InstanceParts, plain: int,
-                 naming: Naming, pointer: int) -> None:
-        self.clients = clients
-        self.instances = instances
-        self.plain = plain
-        self.naming = naming
-        self.pointer = pointer
-        self._hash = UNHASHED
-
-    def _key(self) -> Tuple[Any, ...]:
-        return (self.clients, self.instances, self.plain, self.naming, self.pointer)
-
-
-def parts_of(state: State, parent: Optional[State] = None,
-             known: Optional[Parts] = None) -> Parts:
-    """The Parts of `state`. Each client's and instance's hash is kept in the record itself
-    (computed once per record), so a successor pays only for the records its action built;
-    with `known` (the parent's Parts), every part whose record is the very same as in
-    `parent` is taken from it."""
-    registry, owners, affinity = state.registry, state.owners, state.affinity
-    clients, instances = state.clients, state.instances
-    if known is None or parent is None:
-        return Parts(tuple([_client_part(c) for c in clients]),
-                     tuple([_instance_part(i) for i in instances]),
-                     state.plain_hash(), _naming_part(registry, owners, affinity), state.rr)
-    before_clients, before_instances = parent.clients, parent.instances
-    # the parent's parts are read as objects: compiled, a part read through its tuple type is
-    # unpacked and packed again, a new tuple for every part a successor keeps
-    kept_clients: Tuple[object, ...] = known.clients
-    kept_instances: Tuple[object, ...] = known.instances
-    if clients is before_clients:
-        client_parts = known.clients
-    elif len(clients) == len(before_clients):
-        client_parts = cast(ClientParts, tuple([
-            kept_clients[k] if c is before_clients[k] else _client_part(c)
-            for k, c in enumerate(clients)]))
-    else:
-        client_parts = tuple([_client_part(c) for c in clients])
-    if instances is before_instances:
-        instance_parts = known.instances
-    else:
-        instance_parts = cast(InstanceParts, tuple([
-            kept_instances[k] if i is before_instances[k] else _instance_part(i)
-            for k, i in enumerate(instances)]))
-    if registry is parent.registry and owners is parent.owners and affinity is parent.affinity:
-        naming = known.naming
-    else:
-        naming = _naming_part(registry, owners, affinity)
-    if state.buffers is parent.buffers and state.records is parent.records and \
-            state.counter == parent.counter and state.serial == parent.serial and \
-            state.next_token == parent.next_token and state.next_ident == parent.next_ident:
-        plain = known.plain     # every field plain_hash reads is as in the parent
-    else:
-        plain = state.plain_hash()
-    return Parts(client_parts, instance_parts, plain, naming, state.rr)
-
-
-def _renamed(refs: Tuple[int, ...], names: Tuple[int, ...]) -> Tuple[int, ...]:
-    """Each reference in `refs` by its new name."""
-    return tuple([names[r] for r in refs])
-
-
-def renamed_hash(parts: Parts, cmap: Tuple[int, ...], imap: Tuple[int, ...],
-                 extra: tuple, pointer: bool) -> int:
-    """The hash of the state `parts` describes, renamed by (cmap, imap) (its round-robin
-    pointer too where `pointer`), with `extra`; with identity maps, the hash of the parts
-    themselves."""
-    client_parts, instance_parts = parts.clients, parts.instances
-    clients: List[Any] = [None] * len(client_parts)
-    for k in range(len(client_parts)):
-        h, ident, inst = client_parts[k]
-        clients[cmap[k]] = (h, cmap[ident], imap[inst] if inst >= 0 else -1)
-    instances: List[Any] = [None] * len(instance_parts)
-    for k in range(len(instance_parts)):
-        ih, refs = instance_parts[k]
-        instances[imap[k]] = (ih, _renamed(refs, cmap))
-    naming = parts.naming
-    return hash((tuple(clients), tuple(instances), parts.plain,
-                 (naming[0], _renamed(naming[1], cmap), _renamed(naming[2], cmap),
-                  _renamed(naming[3], imap)),
-                 imap[parts.pointer] if pointer else parts.pointer, extra))
-
-
-def identity_hash(parts: Parts, extra: tuple) -> int:
-    """renamed_hash under the identity renaming, without renaming anything."""
-    return hash((parts.clients, parts.instances, parts.plain, parts.naming, parts.pointer,
-                 extra))
-
-
 def _ranks(keys: List) -> Optional[Tuple[int, ...]]:
     """rank of each key in sorted order, or None when two keys are equal (a tie)."""
     if len(keys) == 2:
@@ -212,6 +85,28 @@ def _ranks(keys: List) -> Optional[Tuple[int, ...]]:
             return None
         ranks[k] = r
     return tuple(ranks)
+
+
+def _compare(a: int, b: int) -> int:
+    """-1, 0 or 1 as a is below, equal to or above b."""
+    return -1 if a < b else (1 if b < a else 0)
+
+
+def _compare_refs(hashes: Tuple[int, ...], refs0: Tuple[int, ...],
+                  refs1: Tuple[int, ...]) -> int:
+    """`_compare` for the tuples of the hashes of the clients `refs0` and `refs1` name, as
+    tuples compare (item by item, then the shorter first)."""
+    n0, n1 = len(refs0), len(refs1)
+    for k in range(min(n0, n1)):
+        order = _compare(hashes[refs0[k]], hashes[refs1[k]])
+        if order:
+            return order
+    return _compare(n0, n1)
+
+
+#: the two renamings of two things
+KEEP_TWO: Final[Tuple[int, ...]] = (0, 1)
+SWAP_TWO: Final[Tuple[int, ...]] = (1, 0)
 
 
 def _rotation(imap: Tuple[int, ...]) -> bool:
@@ -250,6 +145,13 @@ class Canonicalizer:
         else:
             instance_perms = list(permutations(range(n_i)))
         self.identity = (tuple(range(n_c)), tuple(range(n_i)))
+        #: two clients alike and instances not: the canonical renaming is the identity or the
+        #: swap of the clients, found by comparing two signatures (`_two_clients`)
+        self.two_clients = self.clients_alike and n_c == 2 and not self.instances_alike
+        #: two clients and two instances, each pair alike (every renaming of two instances
+        #: is a rotation): both canonical orders found by comparing (`_two_by_two`)
+        self.two_by_two = self.clients_alike and n_c == 2 and self.instances_alike and \
+            n_i == 2
         #: every symmetry of the configuration, the identity first
         self.renamings: List[Tuple[Tuple[int, ...], Tuple[int, ...]]] = [self.identity] + \
             [(c, i) for c in client_perms for i in instance_perms if (c, i) != self.identity]
@@ -285,16 +187,77 @@ class Canonicalizer:
         parts = parts_of(state, parent, known)
         if not FINGERPRINTS_FROM_PARTS:
             return self.fingerprint_by_renaming(state, extra), parts
+        return self.fingerprint_of_parts(parts, extra), parts
+
+    def fingerprint_of_parts(self, parts: Parts, extra: tuple = ()) -> int:
+        """The fingerprint of the state `parts` describes, with `extra`."""
         if len(self.renamings) == 1:
-            return identity_hash(parts, extra), parts
+            return identity_hash(parts, extra)
+        if self.two_clients:
+            return self._two_clients(parts, extra)
+        if self.two_by_two:
+            return self._two_by_two(parts, extra)
+        return self.from_canonical(parts, extra)
+
+    def _smallest(self, parts: Parts, extra: tuple) -> int:
+        """The smallest hash over every renaming (the fingerprint where the canonical
+        renaming is ambiguous)."""
+        pointer = self.pointer_named
+        return min(renamed_hash(parts, cmap, imap, extra, pointer)
+                   for cmap, imap in self.renamings)
+
+    def _two_clients(self, parts: Parts, extra: tuple) -> int:
+        """`from_canonical` where two clients are alike and instances are not: the signatures
+        are (hash, stream's instance) of each client, and the canonical renaming puts the
+        smaller first (the identity), swaps them, or is ambiguous when they are equal. Found
+        by comparing them, without building the signatures or the renaming."""
+        first, second = parts.clients
+        h0, _, i0 = first
+        h1, _, i1 = second
+        if h0 == h1 and i0 == i1:
+            return self._smallest(parts, extra)
+        if h0 < h1 or (h0 == h1 and i0 < i1):
+            return identity_hash(parts, extra)
+        return swapped_hash(parts, extra)
+
+    def _two_by_two(self, parts: Parts, extra: tuple) -> int:
+        """`from_canonical` for two clients and two instances, each pair alike: the instances
+        are ordered by (hash, hashes of their sessions' clients, whether the round-robin
+        pointer names it, where it is renamed), then the clients by (hash, hash of their
+        stream's instance); either comparison coming out equal is ambiguous."""
+        first, second = parts.clients
+        h0, _, c_inst0 = first
+        h1, _, c_inst1 = second
+        inst_a, inst_b = parts.instances
+        ih0, refs0 = inst_a
+        ih1, refs1 = inst_b
+        hashes: Tuple[int, ...] = (h0, h1)
+        order = _compare(ih0, ih1) or _compare_refs(hashes, refs0, refs1)
+        if order == 0 and self.pointer_named:
+            pointer = parts.pointer
+            order = _compare(int(pointer == 0), int(pointer == 1))
+        if order == 0:
+            return self._smallest(parts, extra)
+        instance_hashes: Tuple[int, ...] = (ih0, ih1)
+        s0 = instance_hashes[c_inst0] if c_inst0 >= 0 else -1
+        s1 = instance_hashes[c_inst1] if c_inst1 >= 0 else -1
+        client_order = _compare(h0, h1) or _compare(s0, s1)
+        if client_order == 0:
+            return self._smallest(parts, extra)
+        if order < 0 and client_order < 0:
+            return identity_hash(parts, extra)
+        return renamed_hash_two(parts, KEEP_TWO if client_order < 0 else SWAP_TWO,
+                                KEEP_TWO if order < 0 else SWAP_TWO, extra, self.pointer_named)
+
+    def from_canonical(self, parts: Parts, extra: tuple) -> int:
+        """The fingerprint of the state `parts` describes, with `extra`: its hash under its
+        canonical renaming, or the smallest hash over every renaming when that is ambiguous."""
         canonical = self.canonical_renaming(parts)
         if canonical is None:
-            pointer = self.pointer_named
-            return min(renamed_hash(parts, cmap, imap, extra, pointer)
-                       for cmap, imap in self.renamings), parts
+            return self._smallest(parts, extra)
         if canonical == self.identity:   # the same value, without renaming anything
-            return identity_hash(parts, extra), parts
-        return renamed_hash(parts, canonical[0], canonical[1], extra, self.pointer_named), parts
+            return identity_hash(parts, extra)
+        return renamed_hash(parts, canonical[0], canonical[1], extra, self.pointer_named)
 
     def rename(self, state: State, cmap: Sequence[int], imap: Sequence[int]) -> State:
         """`rename` as a symmetry of this configuration (the pointer renamed where it names an

@@ -21,12 +21,15 @@ from optimisation_support import exploration_summary
 
 import model.symmetry as symmetry_module
 from model import Drain, apply, enabled_actions, initial_state, resolve_gate
-from model.symmetry import Canonicalizer, parts_of
+from model.parts import renamed_hash, renamed_hash_two
+from model.symmetry import Canonicalizer, Parts, parts_of
 from model.transitions import mark_stalls, transition
 from simulations.explore.scope import BUDGETED, Scope, default_system
 from simulations.explore.search import explore
 
 SYSTEMS = [
+    default_system(),
+    default_system().replace(instances=2, lb="sticky"),
     default_system().replace(instances=2),
     default_system().replace(instances=2, lb="round_robin"),
     default_system().replace(instances=2, lb="least_connections", store="local",
@@ -84,6 +87,83 @@ def test_actions_without_spent_kinds_are_the_others_in_order(system, choices, wi
         every = enabled_actions(state, system)
         assert enabled_actions(state, system, without) == \
             [a for a in every if type(a) not in without]
+
+
+@settings(max_examples=60, deadline=None)
+@given(system=st.sampled_from(SYSTEMS), choices=st.lists(st.integers(0, 50), max_size=14),
+       extra=st.sampled_from([(), (1, 0, 2)]))
+def test_two_clients_compared_give_the_canonical_renamings_fingerprint(system, choices, extra):
+    """Where two clients are alike and instances are not, `fingerprint` compares the two
+    signatures instead of ranking them: the same value, tie or not."""
+    canon = Canonicalizer(system)
+    ties = 0
+    for state in [initial_state(system)] + [state for _, state in walk(system, choices)]:
+        fast, parts = canon.fingerprint(state, extra)
+        assert fast == canon.from_canonical(parts, extra)
+        ties += canon.canonical_renaming(parts) is None
+    assert ties >= 1 or len(canon.renamings) == 1   # the initial state's two clients are alike
+
+
+@pytest.mark.parametrize("config", [default_system(), default_system().replace(instances=2),
+                                    default_system().replace(instances=2, lb="round_robin")],
+                         ids=["1i", "2i-random", "2i-round_robin"])
+def test_two_clients_compared_meet_the_identity_the_swap_and_a_tie(config):
+    """Breadth-first over a scope's first states: every outcome of the comparison occurs
+    (two clients; two instances too: every renaming of both), each with the canonical
+    renaming's value."""
+    canon = Canonicalizer(config)
+    assert canon.two_clients or canon.two_by_two
+    outcomes, layer, seen = set(), [initial_state(config)], set()
+    while layer and len(seen) < 400:
+        following = []
+        for state in layer:
+            fast, parts = canon.fingerprint(state)
+            assert fast == canon.from_canonical(parts, ())
+            outcomes.add(canon.canonical_renaming(parts))
+            for action in enabled_actions(state, config):
+                successor = apply(state, action, config, "strict", check=False).state
+                if successor not in seen:
+                    seen.add(successor)
+                    following.append(successor)
+        layer = following
+    assert outcomes == {None} | set(canon.renamings)
+
+
+_small_hash = st.sampled_from([-3, 5, 2**62 + 1, 2**63 - 7])   # few values: ties are common
+_refs = st.lists(st.integers(0, 1), max_size=3).map(tuple)
+
+
+@st.composite
+def two_client_parts(draw, instances):
+    """Parts of any two-client state with `instances` instances, real or not: equal hashes,
+    sessions and streams in every combination (and big hashes, boxed when compiled)."""
+    clients = tuple((draw(_small_hash), ident, draw(st.integers(-1, instances - 1)))
+                    for ident in draw(st.permutations([0, 1])))
+    insts = tuple((draw(_small_hash), draw(_refs)) for _ in range(instances))
+    naming = (draw(_small_hash), draw(_refs), draw(_refs),
+              tuple(draw(st.lists(st.integers(0, instances - 1), max_size=2))))
+    return Parts(clients, insts, draw(_small_hash), naming, draw(st.integers(0, instances - 1)))
+
+
+@settings(max_examples=300, deadline=None)
+@given(data=st.data(), lb=st.sampled_from(["random", "round_robin", "sticky"]),
+       instances=st.sampled_from([1, 2]), extra=st.sampled_from([(), (1, 0, 2)]))
+def test_two_clients_compared_give_the_canonical_renaming_on_any_parts(data, lb, instances,
+                                                                      extra):
+    """The comparisons against the ranking on arbitrary parts, where ties and equal
+    hashes of the clients' sessions are forced, not only on reachable states."""
+    canon = Canonicalizer(default_system().replace(instances=instances, lb=lb))
+    parts = data.draw(two_client_parts(instances))
+    assert canon.fingerprint_of_parts(parts, extra) == canon.from_canonical(parts, extra)
+
+
+@settings(max_examples=200, deadline=None)
+@given(parts=two_client_parts(2), cmap=st.permutations([0, 1]).map(tuple),
+       imap=st.permutations([0, 1]).map(tuple), pointer=st.booleans(),
+       extra=st.sampled_from([(), (1, 0, 2)]))
+def test_the_renamed_hash_of_two_and_two_is_the_general_one(parts, cmap, imap, pointer, extra):
+    assert renamed_hash_two(parts, cmap, imap, extra, pointer) == \
+        renamed_hash(parts, cmap, imap, extra, pointer)
 
 
 def test_both_ways_of_fingerprinting_are_taken():

@@ -1,0 +1,192 @@
+"""A state's parts: what its fingerprint under any renaming of clients and instances is
+computed from, without building the renamed state (`model.symmetry` chooses the renaming).
+
+Each client, each instance and the rest of the state is hashed once with the names it refers
+to taken out (`anon_hash`, kept in the record), beside the names themselves; a renaming only
+re-combines those hashes with the renamed names. A successor shares every client and instance
+its action did not touch with its parent, so `parts_of` takes those parts from the parent's.
+Invariant: `renamed_hash` under the identity renaming, `identity_hash` and (for two clients
+swapped) `swapped_hash` are the same value, the hash of one nested tuple.
+"""
+from __future__ import annotations
+
+from typing import Any, Final, List, Optional, Tuple, cast
+
+from .record import UNHASHED, Record
+from .servers import Instance
+from .state import Client, State
+
+
+def _client_part(c: Client) -> Tuple[int, int, int]:
+    """(hash of the client without the names it holds, its ident, its stream's instance or -1)."""
+    stream = c.stream
+    return c.anon_hash(), c.ident, -1 if stream is None else stream.instance
+
+
+def _instance_part(inst: Instance) -> Tuple[int, Tuple[int, ...]]:
+    """(hash of the instance without its sessions' clients, those clients in token order)."""
+    return inst.anon_hash(), inst.session_clients()
+
+
+#: per client (its hash without names, its ident, its stream's instance or -1); per instance
+#: (its hash without its sessions' clients, those clients in token order)
+ClientParts = Tuple[Tuple[int, int, int], ...]
+InstanceParts = Tuple[Tuple[int, Tuple[int, ...]], ...]
+#: the naming fields' hash without names, and the names (clients, clients, instances)
+Naming = Tuple[int, Tuple[int, ...], Tuple[int, ...], Tuple[int, ...]]
+
+
+def _naming_part(registry, owners, affinity) -> Naming:
+    """The naming fields' hash without names, and the names: registry clients, owners,
+    affinity instances (each in token order)."""
+    return (hash((tuple([(t, r.anon_hash()) for t, r in registry]),
+                  tuple([t for t, _ in owners]), tuple([t for t, _ in affinity]))),
+            tuple([r.client for _, r in registry]), tuple([o for _, o in owners]),
+            tuple([i for _, i in affinity]))
+
+
+class Parts(Record):
+    """A state's hashes with every client and instance reference taken out, and the references:
+    enough to hash the state under any renaming without building it."""
+
+    __slots__ = ("clients", "instances", "plain", "naming", "pointer")
+    _fields = ("clients", "instances", "plain", "naming", "pointer")
+    clients: Final[ClientParts]
+    instances: Final[InstanceParts]
+    plain: Final[int]  # the fields no renaming touches
+    naming: Final[Naming]  # _naming_part of registry, owners, affinity
+    pointer: Final[int]  # the round-robin pointer (an instance, renamed where it means one)
+
+    def __init__(self, clients: ClientParts, instances: InstanceParts, plain: int,
+                 naming: Naming, pointer: int) -> None:
+        self.clients = clients
+        self.instances = instances
+        self.plain = plain
+        self.naming = naming
+        self.pointer = pointer
+        self._hash = UNHASHED
+
+    def _key(self) -> Tuple[Any, ...]:
+        return (self.clients, self.instances, self.plain, self.naming, self.pointer)
+
+
+def parts_of(state: State, parent: Optional[State] = None,
+             known: Optional[Parts] = None) -> Parts:
+    """The Parts of `state`. Each client's and instance's hash is kept in the record itself
+    (computed once per record), so a successor pays only for the records its action built;
+    with `known` (the parent's Parts), every part whose record is the very same as in
+    `parent` is taken from it."""
+    registry, owners, affinity = state.registry, state.owners, state.affinity
+    clients, instances = state.clients, state.instances
+    if known is None or parent is None:
+        return Parts(tuple([_client_part(c) for c in clients]),
+                     tuple([_instance_part(i) for i in instances]),
+                     state.plain_hash(), _naming_part(registry, owners, affinity), state.rr)
+    before_clients, before_instances = parent.clients, parent.instances
+    # the parent's parts are read as objects: compiled, a part read through its tuple type is
+    # unpacked and packed again, a new tuple for every part a successor keeps
+    kept_clients: Tuple[object, ...] = known.clients
+    kept_instances: Tuple[object, ...] = known.instances
+    if clients is before_clients:
+        client_parts = known.clients
+    elif len(clients) == len(before_clients):
+        client_parts = cast(ClientParts, tuple([
+            kept_clients[k] if c is before_clients[k] else _client_part(c)
+            for k, c in enumerate(clients)]))
+    else:
+        client_parts = tuple([_client_part(c) for c in clients])
+    if instances is before_instances:
+        instance_parts = known.instances
+    else:
+        instance_parts = cast(InstanceParts, tuple([
+            kept_instances[k] if i is before_instances[k] else _instance_part(i)
+            for k, i in enumerate(instances)]))
+    if registry is parent.registry and owners is parent.owners and affinity is parent.affinity:
+        naming = known.naming
+    else:
+        naming = _naming_part(registry, owners, affinity)
+    if state.buffers is parent.buffers and state.records is parent.records and \
+            state.counter == parent.counter and state.serial == parent.serial and \
+            state.next_token == parent.next_token and state.next_ident == parent.next_ident:
+        plain = known.plain     # every field plain_hash reads is as in the parent
+    else:
+        plain = state.plain_hash()
+    return Parts(client_parts, instance_parts, plain, naming, state.rr)
+
+
+def _renamed(refs: Tuple[int, ...], names: Tuple[int, ...]) -> Tuple[int, ...]:
+    """Each reference in `refs` by its new name."""
+    n = len(refs)       # the short ones built at once, not through a list
+    if n == 0:
+        return refs
+    if n == 1:
+        return (names[refs[0]],)
+    if n == 2:
+        return (names[refs[0]], names[refs[1]])
+    if n == 3:
+        return (names[refs[0]], names[refs[1]], names[refs[2]])
+    return tuple([names[r] for r in refs])
+
+
+def renamed_hash(parts: Parts, cmap: Tuple[int, ...], imap: Tuple[int, ...],
+                 extra: tuple, pointer: bool) -> int:
+    """The hash of the state `parts` describes, renamed by (cmap, imap) (its round-robin
+    pointer too where `pointer`), with `extra`; with identity maps, the hash of the parts
+    themselves."""
+    client_parts, instance_parts = parts.clients, parts.instances
+    clients: List[Any] = [None] * len(client_parts)
+    for k in range(len(client_parts)):
+        h, ident, inst = client_parts[k]
+        clients[cmap[k]] = (h, cmap[ident], imap[inst] if inst >= 0 else -1)
+    instances: List[Any] = [None] * len(instance_parts)
+    for k in range(len(instance_parts)):
+        ih, refs = instance_parts[k]
+        instances[imap[k]] = (ih, _renamed(refs, cmap))
+    naming = parts.naming
+    return hash((tuple(clients), tuple(instances), parts.plain,
+                 (naming[0], _renamed(naming[1], cmap), _renamed(naming[2], cmap),
+                  _renamed(naming[3], imap)),
+                 imap[parts.pointer] if pointer else parts.pointer, extra))
+
+
+def renamed_hash_two(parts: Parts, cmap: Tuple[int, ...], imap: Tuple[int, ...],
+                     extra: tuple, pointer: bool) -> int:
+    """renamed_hash for two clients and two instances, placing each pair in order at once
+    instead of through lists."""
+    first, second = parts.clients
+    h0, ident0, inst0 = first
+    h1, ident1, inst1 = second
+    c0 = (h0, cmap[ident0], imap[inst0] if inst0 >= 0 else -1)
+    c1 = (h1, cmap[ident1], imap[inst1] if inst1 >= 0 else -1)
+    inst_a, inst_b = parts.instances
+    ih0, refs0 = inst_a
+    ih1, refs1 = inst_b
+    i0 = (ih0, _renamed(refs0, cmap))
+    i1 = (ih1, _renamed(refs1, cmap))
+    naming = parts.naming
+    return hash(((c1, c0) if cmap[0] else (c0, c1), (i1, i0) if imap[0] else (i0, i1),
+                 parts.plain,
+                 (naming[0], _renamed(naming[1], cmap), _renamed(naming[2], cmap),
+                  _renamed(naming[3], imap)),
+                 imap[parts.pointer] if pointer else parts.pointer, extra))
+
+
+def swapped_hash(parts: Parts, extra: tuple) -> int:
+    """renamed_hash with two clients swapped and the instances as they are, building only
+    what the swap changes."""
+    swap: Tuple[int, ...] = (1, 0)
+    first, second = parts.clients
+    h0, ident0, inst0 = first
+    h1, ident1, inst1 = second
+    naming = parts.naming
+    return hash((((h1, swap[ident1], inst1), (h0, swap[ident0], inst0)),
+                 tuple([(ih, _renamed(refs, swap)) for ih, refs in parts.instances]),
+                 parts.plain,
+                 (naming[0], _renamed(naming[1], swap), _renamed(naming[2], swap), naming[3]),
+                 parts.pointer, extra))
+
+
+def identity_hash(parts: Parts, extra: tuple) -> int:
+    """renamed_hash under the identity renaming, without renaming anything."""
+    return hash((parts.clients, parts.instances, parts.plain, parts.naming, parts.pointer,
+                 extra))
