@@ -93,8 +93,8 @@ def test_actions_without_spent_kinds_are_the_others_in_order(system, choices, wi
 @given(system=st.sampled_from(SYSTEMS), choices=st.lists(st.integers(0, 50), max_size=14),
        extra=st.sampled_from([(), (1, 0, 2)]))
 def test_two_clients_compared_give_the_canonical_renamings_fingerprint(system, choices, extra):
-    """Where two clients are alike and instances are not, `fingerprint` compares the two
-    signatures instead of ranking them: the same value, tie or not."""
+    """Where two clients are alike (instances alike or not), `fingerprint` compares
+    signatures instead of ranking them: the same value, tie or not; elsewhere it ranks."""
     canon = Canonicalizer(system)
     ties = 0
     for state in [initial_state(system)] + [state for _, state in walk(system, choices)]:
