@@ -5,8 +5,8 @@ Each client, each instance and the rest of the state is hashed once with the nam
 to taken out (`anon_hash`, kept in the record), beside the names themselves; a renaming only
 re-combines those hashes with the renamed names. A successor shares every client and instance
 its action did not touch with its parent, so `parts_of` takes those parts from the parent's.
-Invariant: `renamed_hash` under the identity renaming, `identity_hash` and (for two clients
-swapped) `swapped_hash` are the same value, the hash of one nested tuple.
+Invariant: `renamed_hash` and (for two clients) `renamed_hash_two` are the same value, the hash
+of one nested tuple, and under the identity renaming `identity_hash` is that value too.
 """
 from __future__ import annotations
 
@@ -151,39 +151,32 @@ def renamed_hash(parts: Parts, cmap: Tuple[int, ...], imap: Tuple[int, ...],
 
 def renamed_hash_two(parts: Parts, cmap: Tuple[int, ...], imap: Tuple[int, ...],
                      extra: tuple, pointer: bool) -> int:
-    """renamed_hash for two clients and two instances, placing each pair in order at once
-    instead of through lists."""
+    """renamed_hash for two clients, placing them in order at once instead of through a list
+    (and two instances the same way)."""
     first, second = parts.clients
     h0, ident0, inst0 = first
     h1, ident1, inst1 = second
     c0 = (h0, cmap[ident0], imap[inst0] if inst0 >= 0 else -1)
     c1 = (h1, cmap[ident1], imap[inst1] if inst1 >= 0 else -1)
-    inst_a, inst_b = parts.instances
-    ih0, refs0 = inst_a
-    ih1, refs1 = inst_b
-    i0 = (ih0, _renamed(refs0, cmap))
-    i1 = (ih1, _renamed(refs1, cmap))
+    instance_parts = parts.instances
+    if len(instance_parts) == 2:
+        inst_a, inst_b = instance_parts
+        ih0, refs0 = inst_a
+        ih1, refs1 = inst_b
+        i0 = (ih0, _renamed(refs0, cmap))
+        i1 = (ih1, _renamed(refs1, cmap))
+        instances: Tuple[object, ...] = (i1, i0) if imap[0] else (i0, i1)
+    else:
+        placed: List[Any] = [None] * len(instance_parts)
+        for k in range(len(instance_parts)):
+            ih, refs = instance_parts[k]
+            placed[imap[k]] = (ih, _renamed(refs, cmap))
+        instances = tuple(placed)
     naming = parts.naming
-    return hash(((c1, c0) if cmap[0] else (c0, c1), (i1, i0) if imap[0] else (i0, i1),
-                 parts.plain,
+    return hash(((c1, c0) if cmap[0] else (c0, c1), instances, parts.plain,
                  (naming[0], _renamed(naming[1], cmap), _renamed(naming[2], cmap),
                   _renamed(naming[3], imap)),
                  imap[parts.pointer] if pointer else parts.pointer, extra))
-
-
-def swapped_hash(parts: Parts, extra: tuple) -> int:
-    """renamed_hash with two clients swapped and the instances as they are, building only
-    what the swap changes."""
-    swap: Tuple[int, ...] = (1, 0)
-    first, second = parts.clients
-    h0, ident0, inst0 = first
-    h1, ident1, inst1 = second
-    naming = parts.naming
-    return hash((((h1, swap[ident1], inst1), (h0, swap[ident0], inst0)),
-                 tuple([(ih, _renamed(refs, swap)) for ih, refs in parts.instances]),
-                 parts.plain,
-                 (naming[0], _renamed(naming[1], swap), _renamed(naming[2], swap), naming[3]),
-                 parts.pointer, extra))
 
 
 def identity_hash(parts: Parts, extra: tuple) -> int:

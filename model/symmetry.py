@@ -24,7 +24,7 @@ from itertools import permutations
 from typing import Final, List, Optional, Sequence, Tuple
 
 from .config import SystemConfig
-from .parts import Parts, identity_hash, parts_of, renamed_hash, renamed_hash_two, swapped_hash
+from .parts import Parts, identity_hash, parts_of, renamed_hash, renamed_hash_two
 from .servers import Instance, SessionRecord
 from .state import Client, State
 
@@ -218,7 +218,7 @@ class Canonicalizer:
             return self._smallest(parts, extra)
         if h0 < h1 or (h0 == h1 and i0 < i1):
             return identity_hash(parts, extra)
-        return swapped_hash(parts, extra)
+        return renamed_hash_two(parts, SWAP_TWO, self.identity[1], extra, False)
 
     def _two_by_two(self, parts: Parts, extra: tuple) -> int:
         """`from_canonical` for two clients and two instances, each pair alike: the instances
