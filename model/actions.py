@@ -311,7 +311,8 @@ def enabled_actions(state: State, config: SystemConfig,
             continue
         if init and client.phase in ("new", "needs_init") and work_start(config, client) < \
                 config.messages_per_session:
-            out.extend(Init(c, i) for i in route_choices(state, config, None))
+            for i in route_choices(state, config, None):
+                out.append(Init(c, i))
         if client.inflight:
             out.append(Deliver(c))
         if persist and client.token is not None and \
@@ -330,9 +331,11 @@ def enabled_actions(state: State, config: SystemConfig,
             if config.tasks:     # a poll, while the task owes the client something: it
                 if _work_done(config, client):    # carries no session id for an LB to hash
                     continue
-                out.extend(Reconnect(c, i) for i in route_choices(state, config, None))
+                for i in route_choices(state, config, None):
+                    out.append(Reconnect(c, i))
                 continue
-            out.extend(Reconnect(c, i) for i in route_choices(state, config, client.token))
+            for i in route_choices(state, config, client.token):
+                out.append(Reconnect(c, i))
             if not foreign:
                 continue
             for d, donor in enumerate(state.clients):
@@ -340,8 +343,10 @@ def enabled_actions(state: State, config: SystemConfig,
                         and donor.cursor.truth is not None \
                         and donor.cursor.truth.token != client.token:
                     out.append(ForeignCursor(c, d))
-    out.extend(Emit(token) for token in live_tokens(state, config)
-               if emit_possible(state, config, token))
+    live = live_tokens(state, config)
+    for token in live:
+        if emit_possible(state, config, token):
+            out.append(Emit(token))
     for i, inst in enumerate(state.instances):
         if drain and inst.status == "up":
             out.append(Drain(i))
@@ -350,7 +355,8 @@ def enabled_actions(state: State, config: SystemConfig,
         if inst.status == "down":
             out.append(Start(i))
     if Evict not in without:
-        out.extend(Evict(token) for token in live_tokens(state, config))
+        for token in live:
+            out.append(Evict(token))
     if config.tasks and Expire not in without:   # a task record's key: the task id
         out.extend(Expire(None, tget(state.owners, key), key) for key, _ in state.records)
         for i, inst in enumerate(state.instances):
@@ -363,8 +369,12 @@ def enabled_actions(state: State, config: SystemConfig,
     if Compact in without:
         return out
     if config.buffer == "shared":
-        out.extend(Compact(None, token) for token, b in state.buffers if b.entries)
+        for token, b in state.buffers:
+            if b.entries:
+                out.append(Compact(None, token))
     else:
         for i, inst in enumerate(state.instances):
-            out.extend(Compact(i, token) for token, b in inst.buffers if b.entries)
+            for token, b in inst.buffers:
+                if b.entries:
+                    out.append(Compact(i, token))
     return out

@@ -5,7 +5,7 @@ never see the state itself.
 """
 from __future__ import annotations
 
-from typing import Optional
+from typing import Optional, Tuple
 
 from . import event_ids
 from .config import SystemConfig
@@ -51,12 +51,17 @@ def lookup(state: State, config: SystemConfig, instance: int, token: int,
     emitted entry wins, as in a store that overwrites by key."""
     if config.buffer_keying == "session":
         buffer = buffer_of(state, config, instance, token)
-        candidates = buffer.entries if buffer is not None else ()
-    else:
-        candidates = tuple(e for _, b in visible_buffers(state, config, instance)
-                           for e in b.entries)
+        return None if buffer is None else _latest(buffer.entries, wire, None)
     best: Optional[Entry] = None
-    for entry in candidates:
+    for _, b in visible_buffers(state, config, instance):   # in order, as one sequence
+        best = _latest(b.entries, wire, best)
+    return best
+
+
+def _latest(entries: Tuple[Entry, ...], wire: WireId, best: Optional[Entry]) -> Optional[Entry]:
+    """The entry of `entries` with id `wire` emitted last, or `best` if it was later (the
+    earlier of two alike)."""
+    for entry in entries:
         if entry.wire == wire and (best is None or entry.truth.serial > best.truth.serial):
             best = entry
     return best

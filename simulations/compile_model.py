@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import importlib.util
 import json
+import os
 import shutil
 import subprocess
 import sys
@@ -130,8 +131,11 @@ def build(force: bool = False) -> Outcome:
         shutil.copytree(SIMULATIONS_DIR, work / "simulations", ignore=skip)
         groups = [[[f"model/{m}.py" for m in modules], native.GROUP]] + \
             [[[f"{_relative(g).as_posix()}/{m}.py" for m in g.modules], g.group] for g in GROUPS]
+        # -fwrapv: signed overflow wraps (model/tuple_hash.py relies on it; CPython's own
+        # flags usually carry it already)
+        env = {**os.environ, "CFLAGS": f"{os.environ.get('CFLAGS', '')} -fwrapv".strip()}
         done = subprocess.run([sys.executable, "-c", _SETUP, json.dumps(groups)],
-                              cwd=work, capture_output=True, text=True)
+                              cwd=work, capture_output=True, text=True, env=env)
         if done.returncode != 0:
             lines = (done.stdout + done.stderr).strip().splitlines()
             # the errors, or (mypyc fails on a note too) the notes

@@ -18,11 +18,12 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from optimisation_support import exploration_summary
+from parts_strategies import two_client_parts
 
 import model.symmetry as symmetry_module
 from model import Drain, apply, enabled_actions, initial_state, resolve_gate
 from model.parts import renamed_hash, renamed_hash_two
-from model.symmetry import Canonicalizer, Parts, parts_of
+from model.symmetry import Canonicalizer, parts_of
 from model.transitions import mark_stalls, transition
 from simulations.explore.scope import BUDGETED, Scope, default_system
 from simulations.explore.search import explore
@@ -127,22 +128,6 @@ def test_two_clients_compared_meet_the_identity_the_swap_and_a_tie(config):
                     following.append(successor)
         layer = following
     assert outcomes == {None} | set(canon.renamings)
-
-
-_small_hash = st.sampled_from([-3, 5, 2**62 + 1, 2**63 - 7])   # few values: ties are common
-_refs = st.lists(st.integers(0, 1), max_size=3).map(tuple)
-
-
-@st.composite
-def two_client_parts(draw, instances):
-    """Parts of any two-client state with `instances` instances, real or not: equal hashes,
-    sessions and streams in every combination (and big hashes, boxed when compiled)."""
-    clients = tuple((draw(_small_hash), ident, draw(st.integers(-1, instances - 1)))
-                    for ident in draw(st.permutations([0, 1])))
-    insts = tuple((draw(_small_hash), draw(_refs)) for _ in range(instances))
-    naming = (draw(_small_hash), draw(_refs), draw(_refs),
-              tuple(draw(st.lists(st.integers(0, instances - 1), max_size=2))))
-    return Parts(clients, insts, draw(_small_hash), naming, draw(st.integers(0, instances - 1)))
 
 
 @settings(max_examples=300, deadline=None)
