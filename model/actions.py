@@ -13,7 +13,8 @@ from .config import SystemConfig
 from .lb import route_choices
 from .pairs import tget
 from .record import UNHASHED, Record
-from .state import State, held_by, holding
+from .state import State
+from .work import emit_possible, live_tokens, work_done, work_start
 
 
 class ClientAction(Record):
@@ -29,6 +30,13 @@ class ClientAction(Record):
 
     def _key(self) -> Tuple[Any, ...]:
         return (self.client,)
+
+    def __hash__(self) -> int:
+        return self.client * _ONE_NAME + _KIND_OF[type(self)]
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, ClientAction) and type(other) is type(self) and \
+            other.client == self.client
 
 
 class RoutedRequest(Record):
@@ -47,6 +55,13 @@ class RoutedRequest(Record):
     def _key(self) -> Tuple[Any, ...]:
         return (self.client, self.instance)
 
+    def __hash__(self) -> int:
+        return (self.client * _NAMES + self.instance) * _KINDS + _KIND_OF[type(self)]
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, RoutedRequest) and type(other) is type(self) and \
+            other.client == self.client and other.instance == self.instance
+
 
 class InstanceAction(Record):
     """An action of one instance (`instance`: its index)."""
@@ -62,6 +77,13 @@ class InstanceAction(Record):
     def _key(self) -> Tuple[Any, ...]:
         return (self.instance,)
 
+    def __hash__(self) -> int:
+        return self.instance * _ONE_NAME + _KIND_OF[type(self)]
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, InstanceAction) and type(other) is type(self) and \
+            other.instance == self.instance
+
 
 class SessionAction(Record):
     """An action on one session (`token`)."""
@@ -76,6 +98,13 @@ class SessionAction(Record):
 
     def _key(self) -> Tuple[Any, ...]:
         return (self.token,)
+
+    def __hash__(self) -> int:
+        return self.token * _ONE_NAME + _KIND_OF[type(self)]
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, SessionAction) and type(other) is type(self) and \
+            other.token == self.token
 
 
 class Init(RoutedRequest):
@@ -246,42 +275,19 @@ SESSION_ONLY: FrozenSet[type] = frozenset({Persist, Reconnect, ForeignCursor, Ev
 #: ... and those the tasks transport has no use for: a task handle is persisted and polled (a
 #: `Reconnect` is a poll), but there is no session to evict or buffer to compact
 NOT_FOR_TASKS: FrozenSet[type] = frozenset({ForeignCursor, Evict, Compact})
-
-
-def work_start(config: SystemConfig, client) -> int:
-    """First message of the first call whose result the client has not applied: the work a new
-    session runs when the client (re-)initializes."""
-    done = {k for k, _ in client.applied}
-    for call_first in range(0, config.messages_per_session, config.messages_per_call):
-        result = min(call_first + config.messages_per_call, config.messages_per_session) - 1
-        if result not in done:
-            return call_first
-    return config.messages_per_session
-
-
-def _work_done(config: SystemConfig, client) -> bool:
-    """Every message of the client's work is applied or known lost."""
-    done = {k for k, _ in client.applied} | client.missed
-    return all(m in done for m in range(config.messages_per_session))
-
-
-def emit_possible(state: State, config: SystemConfig, token: int,
-                  on: Optional[int] = None) -> bool:
-    """Some instance (`on`, if given) runs session `token` at its current generation and has
-    work left."""
-    if on is not None:
-        live = held_by(state, config, on, token)
-    else:
-        live = holding(state, config, token)[1]
-    return live is not None and live.next_msg < config.messages_per_session
-
-
-def live_tokens(state: State, config: SystemConfig) -> List[int]:
-    """Sessions live in a registry (shared) or in some process (local store), sorted; on a
-    stateless transport, the requests running in some process."""
-    if config.store == "shared" and config.transport == "sessions":
-        return [token for token, _ in state.registry]
-    return sorted({token for inst in state.instances for token, _ in inst.sessions})
+#: each kind's number (its place in ACTIONS), which the hash of a client's, an instance's, a
+#: session's or a routed action folds in below its names: actions of different kinds on the
+#: same names hash apart (a tuple of the names alone would not: `Deliver(0)`, `Persist(0)`,
+#: `Stop(0)`, `Emit(0)`... would share one hash and one chain of probes in a dict of actions),
+#: and the values are the same in every process. The kind is the hash modulo _KINDS, never
+#: _KINDS - 1, so no hash is -1 (which CPython takes for an error), whatever the names.
+_KIND_OF: Final[Dict[type, int]] = {kind: k for k, kind in enumerate(ACTIONS.values())}
+_KINDS: Final = 32
+#: names below _NAMES (clients, instances, tokens) give distinct hashes to distinct actions;
+#: larger ones may collide, never compare equal (equality is `_key()`'s)
+_NAMES: Final = 1024
+_ONE_NAME: Final = _NAMES * _KINDS
+assert len(_KIND_OF) < _KINDS - 1
 
 
 def is_enabled(state: State, config: SystemConfig, action: "Action") -> bool:
@@ -329,7 +335,7 @@ def enabled_actions(state: State, config: SystemConfig,
             out.append(ClientRestart(c))
         if client.phase == "idle" and client.token is not None:
             if config.tasks:     # a poll, while the task owes the client something: it
-                if _work_done(config, client):    # carries no session id for an LB to hash
+                if work_done(config, client):    # carries no session id for an LB to hash
                     continue
                 for i in route_choices(state, config, None):
                     out.append(Reconnect(c, i))

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 from typing import List, Optional, Tuple
 
-from .actions import emit_possible, work_start
 from .buffers import PRIMING, record_event
 from .codes import VALUES
 from .config import SystemConfig
@@ -58,6 +57,7 @@ from .state import (
 from .tasks import poll_is_dead
 from .view import ServerView
 from .vocabulary import Via
+from .work import emit_possible, work_start
 
 
 def _ensure_buffer(state: State, config: SystemConfig, instance: int, token: int) -> State:

@@ -19,7 +19,6 @@ from __future__ import annotations
 from typing import Optional, Tuple
 
 from . import event_ids
-from .actions import work_start
 from .config import SystemConfig
 from .entries import Item, Truth
 from .history import RecordExpired
@@ -27,6 +26,7 @@ from .pairs import tdel, tget, tset
 from .server_events import Emitted, Initialized
 from .servers import LiveSession
 from .state import State, Stream, holder, replace_at, slot_of
+from .work import work_start
 
 #: Stream.admission of a stateless request's response stream
 REQUEST_ADMISSION = "request"

@@ -28,13 +28,13 @@ from __future__ import annotations
 from typing import Optional, Tuple
 
 from . import event_ids
-from .actions import work_start
 from .config import SystemConfig
 from .entries import Buffer, Entry, Item, Truth
 from .pairs import Pairs, tdel, tget, tset
 from .server_events import Emitted, Initialized, TaskExpired, TaskPolled
 from .servers import LiveSession
 from .state import State, Stream, holder, replace_at, slot_of
+from .work import work_start
 
 #: Stream.admission of a poll's response
 POLL_ADMISSION = "poll"

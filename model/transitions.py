@@ -375,7 +375,15 @@ def apply(state: State, action, config: SystemConfig,
         raise ActionNotEnabled(f"{action!r} is not enabled in this state")
     if type(gate) is not Gate:
         gate = resolve_gate(gate)
+    return _new_step(_STEP, successor(state, action, config, gate, decided))
+
+
+def successor(state: State, action, config: SystemConfig, gate: Gate,
+              decided: Optional[Decision] = None) -> Tuple[State, Tuple[Any, ...]]:
+    """`apply(state, action, config, gate, check=False, decided=decided)` as a plain pair: the
+    step `apply` returns is this pair (a search, which takes its actions from
+    `enabled_actions` and resolves its gate once, calls this and skips building the Step)."""
     new_state, events = transition(state, config, gate, action, decided)
     new_state, stalls = mark_stalls(new_state, config,
                                     state if INCREMENTAL_STALL_MARKING else None)
-    return _new_step(_STEP, (new_state, tuple(events + stalls) if stalls else tuple(events)))
+    return new_state, tuple(events + stalls) if stalls else tuple(events)

@@ -6,10 +6,11 @@ tuples. Neither engine can go faster than the model's own transitions it drives,
 also measures the model without its engine, in the same process and on the same work:
 
 - `apply_rate`: the very transitions of a DES replication (each state and the action applied
-  to it, recorded as the replication ran) replayed through `model.apply` alone: no SimPy, no
-  components, no property monitor;
+  to it, recorded as the replication ran) replayed through the model's transition alone (as
+  the engines call it: `model.transitions.successor`, the step `model.apply` returns without
+  its enabledness check): no SimPy, no components, no property monitor;
 - `model_bfs`: a breadth-first search that does only what the model demands of any search
-  (enabled actions, `model.apply`, the canonical fingerprint under symmetry, a visited set):
+  (enabled actions, the transition, the canonical fingerprint under symmetry, a visited set):
   no property hits, no traces, no liveness graph. It reaches exactly the states of the
   explorer's search without subsumption.
 
@@ -23,8 +24,9 @@ from typing import List, Tuple
 
 import numpy as np
 
-from model import apply, enabled_actions, initial_state, resolve_gate
+from model import enabled_actions, initial_state, resolve_gate
 from model.symmetry import Canonicalizer
+from model.transitions import successor
 
 from .des.config import DesConfig
 from .des.runner import build_world
@@ -57,7 +59,7 @@ def apply_rate(log, system, gate) -> float:
     with cyclic_gc_paused():
         start = time.process_time()
         for state, action in log:
-            apply(state, action, system, gate, check=False)
+            successor(state, action, system, gate)
         return len(log) / max(time.process_time() - start, 1e-9)
 
 
@@ -77,7 +79,7 @@ def model_bfs(scope: Scope, policy: str) -> Tuple[int, float]:
             if spent_kinds is None:
                 spent_kinds = without[budget] = exhausted(budget)
             for action in enabled_actions(state, config, spent_kinds):
-                new_state, _ = apply(state, action, config, gate, check=False)
+                new_state, _ = successor(state, action, config, gate)
                 spent = spend(budget, action)
                 fp, new_parts = canon.fingerprint(new_state, spent, state, parts)
                 if fp not in visited:

@@ -14,7 +14,7 @@ import numpy as np
 import simpy
 
 from model import initial_state, is_enabled, resolve_gate
-from model.actions import live_tokens
+from model.work import live_tokens
 
 from ..script import Route, Scenario, Settle, resolve_route
 from .components import ClientProcess

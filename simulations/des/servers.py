@@ -12,9 +12,9 @@ from typing import Any, Dict, Generator, List, Optional
 import simpy
 
 from model import Drain, Emit, Evict, Expire, Start, Stop
-from model.actions import emit_possible, live_tokens
 from model.pairs import tget
 from model.stateless import record_key
+from model.work import emit_possible, live_tokens
 
 from .world import World
 

@@ -3,6 +3,8 @@
 Components never change the state themselves: they call `World.apply(action)`, which runs the
 model's transition, feeds the property monitor at the current simulated time and tells the
 components concerned what happened (data for a client, a closed stream, a new session to work on).
+The transition is `model.transitions.successor`: `model.apply` without its enabledness check (a
+component applies only actions it knows are enabled) and without building the `Step`.
 
 Randomness: one `SeedSequence` per replication, one stream per component and entity
 (streams.py).
@@ -16,7 +18,6 @@ import numpy as np
 import simpy
 
 from model import ConfigError, PropertyMonitor, State, initial_state
-from model import apply as transition
 from model.history import (
     Applied,
     ClientArrived,
@@ -32,6 +33,7 @@ from model.history import (
 from model.lb import route_choices
 from model.monitor import duration_bin, empty_histogram
 from model.policies import STATELESS_ROWS, Gate
+from model.transitions import successor
 
 from ..clients import PROFILES
 from .config import DesConfig
@@ -122,7 +124,7 @@ class World:
     def _apply(self, action) -> Sequence[Any]:
         """Run the model's transition, feed the monitor and tell the components concerned
         (the one way a component changes the state)."""
-        self.state, events = transition(self.state, action, self.system, self.gate, check=False)
+        self.state, events = successor(self.state, action, self.system, self.gate)
         self.transitions += 1
         now = self.env._now   # SimPy's clock, read past its property (a Python call per read)
         monitor, handlers = self.monitor, self._handlers

@@ -20,7 +20,6 @@ from model import (
     Decision,
     GateError,
     Reconnect,
-    apply,
     enabled_actions,
     initial_state,
     question_of,
@@ -39,12 +38,13 @@ from model.properties import (
 from model.resume import waiting_cause
 from model.state import State
 from model.symmetry import Canonicalizer, Parts
+from model.transitions import successor
 
 from .budgets import Budget, Budgets, Dominance
 from .columns import IntColumn
 from .liveness import LivenessGraph, is_fair
 from .scope import Scope
-from .shared import Known, Offered, Outcome, ReconnectShare, SharedTransitions
+from .shared import Known, Outcome, ReconnectShare, SharedTransitions
 from .verdict import Finding
 
 #: why some client waits in a state (the liveness property's `waiting`), called directly
@@ -218,8 +218,7 @@ class Search:
         """Apply `action` (a Reconnect with its gate's decision `decided` when given); None if
         the gate raised (recorded: the search is then incomplete)."""
         try:
-            new_state, events = apply(state, action, self.config, self.gate, check=False,
-                                      decided=decided)
+            new_state, events = successor(state, action, self.config, self.gate, decided)
         except GateError as exc:
             self._gate_raised(exc, u, action, fp)
             return None
@@ -228,11 +227,12 @@ class Search:
         for event in events:
             hits.extend(hits_of(event))   # the pairs as they are (not unpacked and packed again)
         class_fp, new_parts = self.canon.fingerprint(new_state, fair, state, parts)
-        return new_state, spent, hash((class_fp, unfair)), new_parts, hits, class_fp, unfair
+        return Outcome(new_state, spent, hash((class_fp, unfair)), new_parts, hits, class_fp,
+                       unfair)
 
     def _shared_reconnect(self, state: State, budget: Budget, parts: Parts, action: Reconnect,
                           u: int, fp: int, known: Known, k: int,
-                          shared: SharedTransitions) -> Optional[Offered]:
+                          shared: SharedTransitions) -> Optional[Outcome]:
         """A Reconnect's outcome under this search's gate: the one another search computed for
         a decision with the same consequence, else computed here and offered; None if the gate
         raised. The gate is asked the question the first search to get here built."""
@@ -257,16 +257,17 @@ class Search:
         shared.reconnects_shared += 1
         return offered
 
-    def stale(self, offered: Optional[Offered]) -> bool:
+    def stale(self, offered: Optional[Outcome]) -> bool:
         """Nothing was offered, or only without the successor, which is new to this search:
         compute the outcome here."""
-        return offered is None or (offered[0] is None
-                                   and not self.visited(offered[5], offered[6]))
+        return offered is None or (offered.state is None
+                                   and not self.visited(offered.class_fp, offered.unfair))
 
-    def offer(self, outcome: Outcome) -> Offered:
-        """`outcome` as the layer keeps it for the other searches (`Offered`)."""
-        if self.visited(outcome[5], outcome[6]):
-            return None, outcome[1], outcome[2], None, outcome[4], outcome[5], outcome[6]
+    def offer(self, outcome: Outcome) -> Outcome:
+        """`outcome` as the layer keeps it for the other searches: without its successor
+        where this search had visited it."""
+        if self.visited(outcome.class_fp, outcome.unfair):
+            return outcome.without_successor()
         return outcome
 
     def expand_layer(self, depth: int, shared: Optional[SharedTransitions] = None) -> None:
@@ -310,7 +311,7 @@ class Search:
                     shared.outcomes[key] = (actions, known)
                 else:
                     actions, known = entry
-            outcome: Optional[Offered]
+            outcome: Optional[Outcome]
             for k, action in enumerate(actions):
                 if known is None:
                     outcome = self._outcome(state, budget, parts, action, u, fp)
@@ -328,12 +329,12 @@ class Search:
                 if outcome is None:
                     whole = False
                     continue
-                new_state, spent, new_fp, new_parts, hits, class_fp, unfair = outcome
+                new_fp, class_fp, unfair = outcome.fp, outcome.class_fp, outcome.unfair
                 self.transitions += 1
                 kind = type(action)
                 kinds[kind] = kinds.get(kind, 0) + 1
-                if hits:
-                    self.record(u, action, hits)
+                if outcome.hits:
+                    self.record(u, action, outcome.hits)
                 if self.graph is not None:
                     self.graph.add_edge(fp, new_fp, action=type(action).__name__)
                 vc = classes.get(class_fp, -1)
@@ -347,11 +348,12 @@ class Search:
                                 f"state budget ({self.max_states:,} states) hit")
                             whole, self.cut = False, True
                             break
+                        new_state, new_parts = outcome.state, outcome.parts
                         assert new_state is not None and new_parts is not None   # (`offer`)
                         v = self.add_node(new_fp, class_fp, unfair, new_state, u, action,
                                           depth + 1)
                         vc = node_class[v]
-                        frontier.append((new_state, spent, v, new_parts, depth + 1))
+                        frontier.append((new_state, outcome.spent, v, new_parts, depth + 1))
                 if fair_edges and is_fair(action, state):
                     live.add_edge(uc, vc)
             if whole:

@@ -15,7 +15,7 @@ search still asks its own gate at every `Reconnect`, with the question (the requ
 instance's view) built once for all of them (`ReconnectShare`), takes an outcome only where its
 gate's decision has the same consequence, and keeps its own visited set, order, traces and
 verdicts, so what it finds is what it finds alone (a test compares the two). A layer keeps a
-successor state alive only if the search that computed it had not visited it (`Offered`): a
+successor state alive only if the search that computed it had not visited it (`Outcome`): a
 successor some other search holds in its frontier anyway costs nothing to keep, one every search
 had seen would be kept only for the rare search to which it is new, and that search computes it
 again.
@@ -32,17 +32,32 @@ from model.symmetry import Parts
 
 from .budgets import Budget
 
-#: an outcome as a layer's searches share it: without the successor and its parts (None) when
-#: the search that computed it had visited the successor already, so that a layer keeps alive
-#: only successors some frontier holds anyway; a search for which such a successor is new
-#: computes the outcome again
-Offered = Tuple[Optional[State], Budget, int, Optional[Parts], List[Tuple[Property, Hit]],
-                int, Budget]
-#: what a transition led to: (successor, its budgets, its fingerprint, its fingerprint parts,
-#: the (property, hit) pairs of its events, its class's fingerprint, its unfair budgets), the
-#: successor and its parts never None. The same type as `Offered`: compiled, two tuple types
-#: would make every outcome passed from one to the other a new tuple
-Outcome = Offered
+
+class Outcome:
+    """What a transition led to: the successor, its budgets left (`spent`), its fingerprint,
+    its fingerprint parts, the (property, hit) pairs of its events, its class's fingerprint
+    and its unfair budgets. As a layer's searches share it (`Search.offer`), `state` and
+    `parts` are None when the search that computed it had visited the successor already, so
+    that a layer keeps alive only successors some frontier holds anyway; a search for which
+    such a successor is new computes the outcome again. A class, not a tuple: compiled, every
+    read of a tuple type's item from a list or a dict checks and unpacks all seven."""
+
+    __slots__ = ("state", "spent", "fp", "parts", "hits", "class_fp", "unfair")
+
+    def __init__(self, state: Optional[State], spent: Budget, fp: int, parts: Optional[Parts],
+                 hits: List[Tuple[Property, Hit]], class_fp: int, unfair: Budget) -> None:
+        self.state = state
+        self.spent = spent
+        self.fp = fp
+        self.parts = parts
+        self.hits = hits
+        self.class_fp = class_fp
+        self.unfair = unfair
+
+    def without_successor(self) -> Outcome:
+        """The same outcome, its successor and parts left out (None)."""
+        return Outcome(None, self.spent, self.fp, None, self.hits, self.class_fp, self.unfair)
+
 
 #: what the searches of one layer know of a state's actions: per action its outcome (None until
 #: a search computed it) or, for a Reconnect, a `ReconnectShare` (None until a search asked)
@@ -56,7 +71,7 @@ class ReconnectShare:
     def __init__(self, request: ResumeRequest, view: ServerView) -> None:
         self.request = request
         self.view = view
-        self.outcomes: Dict[Tuple[Any, ...], Offered] = {}
+        self.outcomes: Dict[Tuple[Any, ...], Outcome] = {}
 
 
 class SharedTransitions:
