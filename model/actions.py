@@ -26,7 +26,6 @@ class ClientAction(Record):
 
     def __init__(self, client: int) -> None:
         self.client = client
-        self._hash = UNHASHED
 
     def _key(self) -> Tuple[Any, ...]:
         return (self.client,)
@@ -50,7 +49,6 @@ class RoutedRequest(Record):
     def __init__(self, client: int, instance: int) -> None:
         self.client = client
         self.instance = instance
-        self._hash = UNHASHED
 
     def _key(self) -> Tuple[Any, ...]:
         return (self.client, self.instance)
@@ -72,7 +70,6 @@ class InstanceAction(Record):
 
     def __init__(self, instance: int) -> None:
         self.instance = instance
-        self._hash = UNHASHED
 
     def _key(self) -> Tuple[Any, ...]:
         return (self.instance,)
@@ -94,7 +91,6 @@ class SessionAction(Record):
 
     def __init__(self, token: int) -> None:
         self.token = token
-        self._hash = UNHASHED
 
     def _key(self) -> Tuple[Any, ...]:
         return (self.token,)
@@ -281,6 +277,7 @@ NOT_FOR_TASKS: FrozenSet[type] = frozenset({ForeignCursor, Evict, Compact})
 #: `Stop(0)`, `Emit(0)`... would share one hash and one chain of probes in a dict of actions),
 #: and the values are the same in every process. The kind is the hash modulo _KINDS, never
 #: _KINDS - 1, so no hash is -1 (which CPython takes for an error), whatever the names.
+#: The sum is cheap, so it is computed at every call: these actions keep no `_hash`.
 _KIND_OF: Final[Dict[type, int]] = {kind: k for k, kind in enumerate(ACTIONS.values())}
 _KINDS: Final = 32
 #: names below _NAMES (clients, instances, tokens) give distinct hashes to distinct actions;

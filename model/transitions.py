@@ -381,8 +381,8 @@ def apply(state: State, action, config: SystemConfig,
 def successor(state: State, action, config: SystemConfig, gate: Gate,
               decided: Optional[Decision] = None) -> Tuple[State, Tuple[Any, ...]]:
     """`apply(state, action, config, gate, check=False, decided=decided)` as a plain pair: the
-    step `apply` returns is this pair (a search, which takes its actions from
-    `enabled_actions` and resolves its gate once, calls this and skips building the Step)."""
+    step `apply` returns is this pair (the engines, which apply only enabled actions and resolve
+    their gate once, call this: the explorer, the DES's world and the bench ceilings)."""
     new_state, events = transition(state, config, gate, action, decided)
     new_state, stalls = mark_stalls(new_state, config,
                                     state if INCREMENTAL_STALL_MARKING else None)
