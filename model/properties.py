@@ -41,7 +41,7 @@ from .history import (
     StreamStalled,
     TaskPolled,
 )
-from .record import UNHASHED, Record
+from .hits import EventCheck, Finding, Hit
 from .resume import waiting_cause
 from .stateless import REQUEST_ADMISSION
 from .tasks import POLL_ADMISSION
@@ -63,46 +63,6 @@ REEXECUTION_CAUSES = ("recreated_generation", "reissued_after_refusal", "reissue
                       "record_elsewhere", "record_gone")
 JUDGED_REEXECUTIONS = ("recreated_generation", "reissued_after_break", "record_elsewhere",
                        "record_gone")
-
-
-class Hit(Record):
-    """What a check saw in one event: how many, why (the cause) and a line for narratives."""
-
-    __slots__ = ("count", "cause", "detail")
-    _fields = ("count", "cause", "detail")
-    count: Final[int]
-    cause: Final[str]
-    detail: Final[str]
-
-    def __init__(self, count: int, cause: str, detail: str) -> None:
-        self.count = count
-        self.cause = cause
-        self.detail = detail
-        self._hash = UNHASHED
-
-    def _key(self) -> Tuple[Any, ...]:
-        return (self.count, self.cause, self.detail)
-
-
-class Finding(Record):
-    """What one event counted for one property (`name` "note" for remarks that count nothing)."""
-
-    __slots__ = ("name", "count", "detail", "cause")
-    _fields = ("name", "count", "detail", "cause")
-    name: Final[str]
-    count: Final[int]
-    detail: Final[str]
-    cause: Final[str]
-
-    def __init__(self, name: str, count: int, detail: str, cause: str = "") -> None:
-        self.name = name
-        self.count = count
-        self.detail = detail
-        self.cause = cause
-        self._hash = UNHASHED
-
-    def _key(self) -> Tuple[Any, ...]:
-        return (self.name, self.count, self.detail, self.cause)
 
 
 def _always(config: SystemConfig) -> bool:
@@ -213,21 +173,15 @@ def _any_duplicate(e: Applied) -> Optional[Hit]:
     return Hit(1, cause, f"m{e.msg} applied again ({cause})") if cause else None
 
 
-def _event(kind, predicate: Callable[[object], bool], cause: Callable = lambda e: "",
-           detail: str = "") -> Tuple[Tuple[type, ...], Callable[[object], Optional[Hit]]]:
-    def check(e: object) -> Optional[Hit]:
-        return Hit(1, cause(e), detail) if predicate(e) else None
-    return (kind if isinstance(kind, tuple) else (kind,)), check
-
-
 def _situation(name: str, summary: str, kind: Any, predicate, applies=_always) -> Property:
-    reads, check = _event(kind, predicate, detail=name)
-    return Property(name, SOMETIMES, name, summary, reads=reads, check=check, applies=applies)
+    reads = kind if isinstance(kind, tuple) else (kind,)
+    return Property(name, SOMETIMES, name, summary, reads=reads,
+                    check=EventCheck(predicate, None, name), applies=applies)
 
 
 def _cost(name: str, label: str, summary: str, kind: type, predicate, cause) -> Property:
-    reads, check = _event(kind, predicate, cause, detail=name)
-    return Property(name, COST, label, summary, reads=reads, check=check)
+    return Property(name, COST, label, summary, reads=(kind,),
+                    check=EventCheck(predicate, cause, name))
 
 
 PROPERTIES: Tuple[Property, ...] = (
@@ -320,7 +274,8 @@ COSTS = named(COST)
 #: what the explorer gives a verdict on: every safety property and the liveness check
 VERDICT_PROPERTIES = named(SAFETY) + named(LIVENESS)
 
-_BY_EVENT: Dict[type, List[Property]] = {}
+#: Final: compiled, read from a C static, not looked up in the module's dict at every event
+_BY_EVENT: Final[Dict[type, List[Property]]] = {}
 for _p in PROPERTIES:
     for _kind in _p.reads:
         _BY_EVENT.setdefault(_kind, []).append(_p)
@@ -356,10 +311,13 @@ def hits_of(event) -> List[Tuple[Property, Hit]]:
     out: List[Tuple[Property, Hit]] = []
     if QUIET_EVENTS_SKIPPED and quiet(event):
         return out
-    for prop in _BY_EVENT.get(type(event), ()):
+    props = _BY_EVENT.get(type(event))
+    if props is None:
+        return out
+    for prop in props:      # (a list: compiled, iterated natively)
         check = prop.check
         assert check is not None   # every property that reads events checks them
-        hit = check(event)
+        hit = check.run(event) if isinstance(check, EventCheck) else check(event)
         if hit is not None:
             out.append((prop, hit))
     return out

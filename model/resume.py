@@ -296,14 +296,18 @@ def resumption_question(state: State, config: SystemConfig, c: int,
 
 
 def reconnect(state: State, config: SystemConfig, gate: Gate, c: int,
-              instance: int, decided: Optional[Decision] = None) -> Tuple[State, list]:
+              instance: int, decided: Optional[Decision] = None,
+              question: Optional[Tuple[ResumeRequest, ServerView]] = None
+              ) -> Tuple[State, list]:
     """GET with the client's token and cursor, routed to `instance` and decided by `gate`
     (or, when given, `decided`: the decision `gate` gave to `resumption_question` for this
-    state; the result is then exactly what asking the gate here gives)."""
+    state; the result is then exactly what asking the gate here gives). `question`, when
+    given, is `resumption_question(state, config, c, instance)`, built before."""
     client = state.clients[c]
     token = client.token
     assert token is not None   # enabled only for a client holding a session
-    request, view = resumption_question(state, config, c, instance)
+    request, view = resumption_question(state, config, c, instance) if question is None \
+        else question
     decision = decide(gate, request, view) if decided is None else decided
     live_elsewhere = _live_anywhere(state, config, token)
     state = advance(state, config, token, instance, False)

@@ -293,9 +293,11 @@ def compact(state: State, config: SystemConfig, i, token: int) -> Tuple[State, l
 
 
 def transition(state: State, config: SystemConfig, gate: Gate, action,
-               decided: Optional[Decision] = None) -> Tuple[State, list]:
+               decided: Optional[Decision] = None,
+               question: Optional[Tuple[ResumeRequest, ServerView]] = None
+               ) -> Tuple[State, list]:
     """The action's own changes and events, before stall marking (`apply` adds it);
-    `decided`: see `apply`."""
+    `decided` and `question`: see `apply` and `successor`."""
     # isinstance, not `match`: a class pattern costs the compiled model a generic
     # isinstance (an attribute lookup) per case tried; this is a type check each
     if isinstance(action, Deliver):
@@ -309,7 +311,8 @@ def transition(state: State, config: SystemConfig, gate: Gate, action,
     if isinstance(action, Reconnect):
         if config.tasks:
             return poll(state, config, action.client, action.instance)
-        return reconnect(state, config, gate, action.client, action.instance, decided)
+        return reconnect(state, config, gate, action.client, action.instance, decided,
+                         question)
     if isinstance(action, Compact):
         return compact(state, config, action.instance, action.token)
     if isinstance(action, Start):
@@ -379,11 +382,15 @@ def apply(state: State, action, config: SystemConfig,
 
 
 def successor(state: State, action, config: SystemConfig, gate: Gate,
-              decided: Optional[Decision] = None) -> Tuple[State, Tuple[Any, ...]]:
+              decided: Optional[Decision] = None,
+              question: Optional[Tuple[ResumeRequest, ServerView]] = None
+              ) -> Tuple[State, Tuple[Any, ...]]:
     """`apply(state, action, config, gate, check=False, decided=decided)` as a plain pair: the
     step `apply` returns is this pair (the engines, which apply only enabled actions and resolve
-    their gate once, call this: the explorer, the DES's world and the bench ceilings)."""
-    new_state, events = transition(state, config, gate, action, decided)
+    their gate once, call this: the explorer, the DES's world and the bench ceilings). For a
+    Reconnect, `question` may carry `question_of(state, action, config)`, built before (the
+    one `decided` answered): the pair is the same, without building it again."""
+    new_state, events = transition(state, config, gate, action, decided, question)
     new_state, stalls = mark_stalls(new_state, config,
                                     state if INCREMENTAL_STALL_MARKING else None)
     return new_state, tuple(events + stalls) if stalls else tuple(events)

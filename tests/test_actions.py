@@ -5,10 +5,10 @@ from hypothesis import given
 from hypothesis import strategies as st
 from strategies import configs
 
-from model import apply, enabled_actions, initial_state
+from model import Reconnect, apply, enabled_actions, initial_state
 from model.actions import ACTIONS, ClientAction, InstanceAction, RoutedRequest, SessionAction
 from model.policies import resolve_gate
-from model.transitions import successor
+from model.transitions import decision_of, question_of, successor
 
 #: the kinds whose hash folds in their kind (the ones a search meets on every state)
 NAMED_KINDS = [kind for kind in ACTIONS.values()
@@ -52,4 +52,8 @@ def test_successor_is_the_step_apply_returns(config, choices, gate_name):
         pair = successor(state, action, config, gate)
         assert type(pair) is tuple and pair == tuple(step)
         assert pair[0] == step.state and hash(pair[0]) == hash(step.state)
+        if type(action) is Reconnect:   # the decision and the question, asked before
+            question = question_of(state, action, config)
+            decided = decision_of(state, action, config, gate)
+            assert successor(state, action, config, gate, decided, question) == pair
         state = step.state

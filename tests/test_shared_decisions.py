@@ -9,6 +9,7 @@ Reconnect, for every named gate and a user's gate; and the sharing is checked to
 """
 from collections import deque
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from strategies import configs
@@ -98,10 +99,10 @@ def test_explorations_together_share_reconnect_outcomes():
     from simulations.explore.search import Exploration
     from simulations.explore.shared import SharedTransitions
     scope = Scope()
-    searches = [Search(scope, resolve_gate(name), True, False,
-                       Exploration(scope, name, True), 3000)
-                for name in ("range", "generation", "strict")]
     shared, depth = SharedTransitions(), 0
+    searches = [Search(scope, resolve_gate(name), True, False,
+                       Exploration(scope, name, True), 3000, budgets=shared.budgets)
+                for name in ("range", "generation", "strict")]
     while any(search.active for search in searches):
         for search in searches:
             if search.active:
@@ -109,3 +110,18 @@ def test_explorations_together_share_reconnect_outcomes():
         depth += 1
     assert shared.reconnects_shared > 0
     assert shared.hits > shared.reconnects_shared
+
+
+def test_searches_that_share_transitions_must_share_budgets():
+    """An outcome names its unfair budgets by their id in one `Budgets`: a search built with
+    other budgets than the SharedTransitions' would read another search's ids as its own, so
+    it refuses to share rather than find wrongly."""
+    from simulations.explore.frontier import Search
+    from simulations.explore.scope import Scope
+    from simulations.explore.search import Exploration
+    from simulations.explore.shared import SharedTransitions
+    scope = Scope()
+    search = Search(scope, resolve_gate("strict"), True, False,
+                    Exploration(scope, "strict", True), 100)
+    with pytest.raises(ValueError, match="budgets"):
+        search.expand_layer(0, SharedTransitions())

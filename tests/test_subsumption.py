@@ -84,14 +84,16 @@ def test_the_remembered_budgets_are_the_budget_functions(steps):
     answers what the functions answer, each distinct budget kept once."""
     budgets = Budgets()
     for raw, kind in steps:
-        kept, fair, unfair = budgets.split(raw)
+        kept, fair, unfair, uid = budgets.split(raw)
         assert (fair, unfair) == split(raw) and kept == raw
+        assert budgets.unfair_ids[unfair] == uid    # one id per distinct unfair tuple
         assert budgets.split(tuple(list(raw)))[0] is kept   # one tuple kept per budget
         action = an_action(kind)
         spent = budgets.spend(kept, action)
         assert spent == budgets.split(spend(raw, action))
         assert spent[0] is budgets.spend(kept, action)[0] is budgets.split(spent[0])[0]
         assert budgets.exhausted(kept) == exhausted(raw)
+    assert sorted(budgets.unfair_ids.values()) == list(range(len(budgets.unfair_ids)))
 
 
 @pytest.mark.parametrize("policy", ["naive", "range", "generation", "provenance", "strict",
@@ -163,13 +165,14 @@ def test_every_visited_state_is_found_through_its_class(subsumption):
     while search.active:
         search.expand_layer(depth)
         depth += 1
-    unfair_of = {uid: budget for budget, uid in search.unfair_ids.items()}
+    unfair_of = {uid: budget for budget, uid in search.budgets.unfair_ids.items()}
     nodes = len(search.fps)
     assert len(set(search.fps)) == nodes
     assert len(search.classes) + len(search.others) == nodes
     for idx in range(nodes):
-        budget = unfair_of[search.node_unfair[idx]]
-        assert search.node_of(search.node_class[idx], budget) == idx
-    assert search.node_of(-1, unfair_of[0]) == -1
+        uid = search.node_unfair[idx]
+        assert uid in unfair_of
+        assert search.node_of(search.node_class[idx], uid) == idx
+    assert search.node_of(-1, 0) == -1
     if not subsumption:
         assert search.others

@@ -61,27 +61,40 @@ def covers(more: Budget, less: Budget) -> bool:
     return True
 
 
+#: (the budget tuple kept, its fair budgets, its others, the others' id in their `Budgets`)
+Split = Tuple[Budget, Budget, Budget, int]
+
+
 class Budgets:
-    """The distinct budget tuples of one search (its frontier holds many states with the same),
-    each kept once, with its fair budgets and its others, the kinds it exhausts, and what
-    spending each action kind leaves."""
+    """The distinct budget tuples of the searches of one scope (a frontier holds many states
+    with the same), each kept once, with its fair budgets and its others, the kinds it
+    exhausts, and what spending each action kind leaves. Each distinct tuple of unfair budgets
+    gets a small id, the same for every search that shares this object: a search finds its
+    visited states by class and that id (`frontier.Search.node_of`) without hashing the tuple
+    again."""
 
     def __init__(self) -> None:
-        self.kept: Dict[Budget, Tuple[Budget, Budget, Budget]] = {}
+        self.kept: Dict[Budget, Split] = {}
         #: id of a budget tuple -> (the tuple, what spending each action kind leaves); the
         #: entry holds the tuple, so no other tuple can take its id while it is remembered
-        self.spent: Dict[int, Tuple[Budget, Dict[type, Tuple[Budget, Budget, Budget]]]] = {}
-        self.exhausting: Dict[Budget, FrozenSet[type]] = {}
+        self.spent: Dict[int, Tuple[Budget, Dict[type, Split]]] = {}
+        #: id of a budget tuple -> (the tuple, the kinds it exhausts); held as `spent` is
+        self.exhausting: Dict[int, Tuple[Budget, FrozenSet[type]]] = {}
+        #: each distinct tuple of unfair budgets -> its id (0, 1, ... in the order first seen)
+        self.unfair_ids: Dict[Budget, int] = {}
 
-    def split(self, budget: Budget) -> Tuple[Budget, Budget, Budget]:
-        """(the budget tuple kept for `budget`, its fair budgets, its others)."""
+    def split(self, budget: Budget) -> Split:
+        """(the budget tuple kept for `budget`, its fair budgets, its others, their id)."""
         known = self.kept.get(budget)
         if known is None:
             fair, unfair = split(budget)
-            known = self.kept[budget] = (budget, fair, unfair)
+            uid = self.unfair_ids.get(unfair)
+            if uid is None:
+                uid = self.unfair_ids[unfair] = len(self.unfair_ids)
+            known = self.kept[budget] = (budget, fair, unfair, uid)
         return known
 
-    def spend(self, budget: Budget, action: object) -> Tuple[Budget, Budget, Budget]:
+    def spend(self, budget: Budget, action: object) -> Split:
         """`split(spend(budget, action))`, remembered per budget tuple (by identity, which
         costs no hashing: the frontier carries the tuples `split` returned) and action kind."""
         entry = self.spent.get(id(budget))
@@ -95,11 +108,11 @@ class Budgets:
         return known
 
     def exhausted(self, budget: Budget) -> FrozenSet[type]:
-        """`exhausted(budget)`, remembered."""
-        known = self.exhausting.get(budget)
+        """`exhausted(budget)`, remembered per budget tuple (by identity, as `spend`)."""
+        known = self.exhausting.get(id(budget))
         if known is None:
-            known = self.exhausting[budget] = exhausted(budget)
-        return known
+            known = self.exhausting[id(budget)] = (budget, exhausted(budget))
+        return known[1]
 
 
 class Dominance:

@@ -20,6 +20,8 @@ from model import (
     Decision,
     GateError,
     Reconnect,
+    ResumeRequest,
+    ServerView,
     enabled_actions,
     initial_state,
     question_of,
@@ -57,6 +59,12 @@ _SOMETIMES: Final = SOMETIMES
 _COST: Final = COST
 _SAFETY: Final = SAFETY
 
+def _other_key(klass: int, uid: int) -> int:
+    """The key of `Search.others` for a node of class `klass` with unfair budgets of id `uid`
+    (below 2**31: `node_unfair` holds 32-bit ids), one int: no tuple built or hashed."""
+    return (klass << 31) | uid
+
+
 #: a frontier entry: (state, budgets left, its node index, fingerprint parts, depth)
 Entry = Tuple[State, Budget, int, Parts, int]
 
@@ -67,7 +75,9 @@ class Search:
 
     def __init__(self, scope: Scope, gate: Gate, symmetry: bool, graph: bool, result: Any,
                  max_states: Optional[int] = None, max_depth: Optional[int] = None,
-                 subsumption: bool = True):
+                 subsumption: bool = True, budgets: Optional[Budgets] = None):
+        """`budgets`: the `Budgets` of the `SharedTransitions` this search will share (its
+        own, new, if none)."""
         self.scope, self.gate, self.config = scope, gate, scope.system
         self.max_states, self.max_depth = max_states, max_depth
         # a graph is the whole state graph: no state is skipped for it
@@ -84,15 +94,14 @@ class Search:
         self.by_cause: Dict[Tuple[str, str], Finding] = result.by_cause
         self.violations: Dict[str, Finding] = result.violations
         # The visited set, per node index (compact columns): its fingerprint, its class, its
-        # unfair budgets (an index into `unfair_ids`), its parent's index and the action taken
+        # unfair budgets (their id in `budgets`), its parent's index and the action taken
         # there (an index into `actions`, each distinct action kept once). A node is found
         # through its class (`node_of`): the class's first node (`live.first`), else `others`.
         self.fps = IntColumn("q")
         self.node_class = IntColumn("q")
-        self.node_unfair = IntColumn("i")
-        self.unfair_ids: Dict[Budget, int] = {}
-        self.others: Dict[Tuple[int, int], int] = {}    # (class, unfair id) -> node index,
-        #                                                 for every node not first in its class
+        self.node_unfair = IntColumn("i")   # (so an unfair id is below 2**31)
+        self.others: Dict[int, int] = {}    # _other_key(class, unfair id) -> node index,
+        #                                     for every node not first in its class
         self.parent = IntColumn("q")
         self.via = IntColumn("l")
         self.actions: List[object] = []
@@ -105,7 +114,7 @@ class Search:
         self.subsumed: Set[int] = set()      # fingerprints of the states skipped: covered
         #                                      within their class (once covered, always)
         self.kinds: Dict[type, int] = {}     # transitions per action kind
-        self.budgets = Budgets()
+        self.budgets = budgets if budgets is not None else Budgets()
         self.frontier: Deque[Entry] = deque()
         self.cut = False
         self.graph: Any = None
@@ -114,10 +123,10 @@ class Search:
             self.graph = result.graph = nx.DiGraph()
             result.parents = {}
         state0 = initial_state(self.config)
-        budget0, fair0, unfair0 = self.budgets.split(scope.budgets())
+        budget0, fair0, unfair0, uid0 = self.budgets.split(scope.budgets())
         class0, parts0 = self.canon.fingerprint(state0, fair0)
         fp0 = hash((class0, unfair0))
-        idx0 = self.add_node(fp0, class0, unfair0, state0, -1, None, 0)
+        idx0 = self.add_node(fp0, class0, unfair0, uid0, state0, -1, None, 0)
         self.frontier.append((state0, budget0, idx0, parts0, 0))
 
     @property
@@ -125,14 +134,11 @@ class Search:
         """Something is left to expand."""
         return bool(self.frontier) and not self.cut
 
-    def add_node(self, fp: int, class_fp: int, unfair: Budget, state: State, parent: int,
-                 action: object, depth: int) -> int:
+    def add_node(self, fp: int, class_fp: int, unfair: Budget, uid: int, state: State,
+                 parent: int, action: object, depth: int) -> int:
         """Record a newly reached state (parent -1: the initial state) of the class
-        `class_fp`, with unfair budgets `unfair`; returns its index."""
+        `class_fp`, with unfair budgets `unfair` (of id `uid`); returns its index."""
         idx = len(self.fps)
-        uid = self.unfair_ids.get(unfair)
-        if uid is None:
-            uid = self.unfair_ids[unfair] = len(self.unfair_ids)
         klass = self.classes.get(class_fp)
         if klass is None:
             klass = self.classes[class_fp] = self.live.add_class(
@@ -140,7 +146,7 @@ class Search:
             if self.subsumption:
                 self.dominance.add_class(unfair)
         else:
-            self.others[(klass, uid)] = idx
+            self.others[_other_key(klass, uid)] = idx
             if self.subsumption:
                 self.dominance.add(klass, unfair)
         self.fps.append(fp)
@@ -160,22 +166,19 @@ class Search:
             self.result.parents[fp] = None if parent < 0 else (self.fps[parent], action)
         return idx
 
-    def node_of(self, klass: int, unfair: Budget) -> int:
-        """The index of the visited node of class `klass` with unfair budgets `unfair`; -1
-        when there is none (or no class: `klass` -1)."""
+    def node_of(self, klass: int, uid: int) -> int:
+        """The index of the visited node of class `klass` with the unfair budgets of id `uid`;
+        -1 when there is none (or no class: `klass` -1)."""
         if klass < 0:
-            return -1
-        uid = self.unfair_ids.get(unfair, -1)
-        if uid < 0:
             return -1
         first: int = self.live.first[klass]
         if self.node_unfair[first] == uid:
             return first
-        return self.others.get((klass, uid), -1)
+        return self.others.get(_other_key(klass, uid), -1)
 
-    def visited(self, class_fp: int, unfair: Budget) -> bool:
-        """A node of class `class_fp` with unfair budgets `unfair` was visited."""
-        return self.node_of(self.classes.get(class_fp, -1), unfair) >= 0
+    def visited(self, class_fp: int, uid: int) -> bool:
+        """A node of class `class_fp` with the unfair budgets of id `uid` was visited."""
+        return self.node_of(self.classes.get(class_fp, -1), uid) >= 0
 
     def path(self, idx: int) -> List[object]:
         """The actions from the initial state to node `idx`."""
@@ -214,21 +217,24 @@ class Search:
                                      "skipped")
 
     def _outcome(self, state: State, budget: Budget, parts: Parts, action: object, u: int,
-                 fp: int, decided: Optional[Decision] = None) -> Optional[Outcome]:
-        """Apply `action` (a Reconnect with its gate's decision `decided` when given); None if
-        the gate raised (recorded: the search is then incomplete)."""
+                 fp: int, decided: Optional[Decision] = None,
+                 question: Optional[Tuple[ResumeRequest, ServerView]] = None
+                 ) -> Optional[Outcome]:
+        """Apply `action` (a Reconnect with its gate's decision `decided` on `question`, when
+        given); None if the gate raised (recorded: the search is then incomplete)."""
         try:
-            new_state, events = successor(state, action, self.config, self.gate, decided)
+            new_state, events = successor(state, action, self.config, self.gate, decided,
+                                          question)
         except GateError as exc:
             self._gate_raised(exc, u, action, fp)
             return None
-        spent, fair, unfair = self.budgets.spend(budget, action)
+        spent, fair, unfair, uid = self.budgets.spend(budget, action)
         hits: List[Tuple[Property, Hit]] = []
         for event in events:
             hits.extend(hits_of(event))   # the pairs as they are (not unpacked and packed again)
         class_fp, new_parts = self.canon.fingerprint(new_state, fair, state, parts)
         return Outcome(new_state, spent, hash((class_fp, unfair)), new_parts, hits, class_fp,
-                       unfair)
+                       unfair, uid)
 
     def _shared_reconnect(self, state: State, budget: Budget, parts: Parts, action: Reconnect,
                           u: int, fp: int, known: Known, k: int,
@@ -248,7 +254,8 @@ class Search:
         consequence = decision.consequence()
         offered = share.outcomes.get(consequence)
         if self.stale(offered):
-            outcome = self._outcome(state, budget, parts, action, u, fp, decision)
+            outcome = self._outcome(state, budget, parts, action, u, fp, decision,
+                                    (share.request, share.view))
             if outcome is not None:
                 share.outcomes[consequence] = self.offer(outcome)
                 shared.computed += 1
@@ -261,12 +268,12 @@ class Search:
         """Nothing was offered, or only without the successor, which is new to this search:
         compute the outcome here."""
         return offered is None or (offered.state is None
-                                   and not self.visited(offered.class_fp, offered.unfair))
+                                   and not self.visited(offered.class_fp, offered.unfair_id))
 
     def offer(self, outcome: Outcome) -> Outcome:
         """`outcome` as the layer keeps it for the other searches: without its successor
         where this search had visited it."""
-        if self.visited(outcome.class_fp, outcome.unfair):
+        if self.visited(outcome.class_fp, outcome.unfair_id):
             return outcome.without_successor()
         return outcome
 
@@ -281,6 +288,9 @@ class Search:
         # the layer's shared outcomes (a search without them never reads this empty one)
         pool = shared if shared is not None else SharedTransitions()
         if shared is not None:
+            if shared.budgets is not self.budgets:
+                raise ValueError("searches that share transitions must be built with the "
+                                 "SharedTransitions' budgets (Search(..., budgets=...))")
             shared.layer(depth)
         while frontier and not self.cut and frontier[0][4] == depth:
             state, budget, u, parts, _ = frontier.popleft()
@@ -330,6 +340,7 @@ class Search:
                     whole = False
                     continue
                 new_fp, class_fp, unfair = outcome.fp, outcome.class_fp, outcome.unfair
+                uid = outcome.unfair_id
                 self.transitions += 1
                 kind = type(action)
                 kinds[kind] = kinds.get(kind, 0) + 1
@@ -338,7 +349,7 @@ class Search:
                 if self.graph is not None:
                     self.graph.add_edge(fp, new_fp, action=type(action).__name__)
                 vc = classes.get(class_fp, -1)
-                v = self.node_of(vc, unfair)
+                v = self.node_of(vc, uid)
                 if v < 0:
                     if subsumption and vc >= 0 and dominance.covered(vc, unfair):
                         self.subsumed.add(new_fp)   # a reached state of its class covers it
@@ -350,8 +361,8 @@ class Search:
                             break
                         new_state, new_parts = outcome.state, outcome.parts
                         assert new_state is not None and new_parts is not None   # (`offer`)
-                        v = self.add_node(new_fp, class_fp, unfair, new_state, u, action,
-                                          depth + 1)
+                        v = self.add_node(new_fp, class_fp, unfair, uid, new_state, u,
+                                          action, depth + 1)
                         vc = node_class[v]
                         frontier.append((new_state, outcome.spent, v, new_parts, depth + 1))
                 if fair_edges and is_fair(action, state):

@@ -139,11 +139,11 @@ def explore_together(scope: Scope, policies: Sequence[Union[str, GateFunction, G
         raise ValueError(f"explore_together runs one deployment: {sorted(rows)} run it on "
                          f"another transport than {scope.system.transport!r} (explore each)")
     symmetry = symmetry and not scope.system.idempotency
+    shared, depth = SharedTransitions(), 0
     searches = [Search(scope, gate, symmetry, False,
                        Exploration(scope, gate.name, symmetry),
-                       max_states, max_depth, subsumption)
+                       max_states, max_depth, subsumption, shared.budgets)
                 for gate in (resolve_gate(policy) for policy in policies)]
-    shared, depth = SharedTransitions(), 0
     while any(search.active for search in searches):
         for search in searches:
             if search.active:

@@ -30,22 +30,24 @@ from model.properties import Hit, Property
 from model.state import State
 from model.symmetry import Parts
 
-from .budgets import Budget
+from .budgets import Budget, Budgets
 
 
 class Outcome:
     """What a transition led to: the successor, its budgets left (`spent`), its fingerprint,
-    its fingerprint parts, the (property, hit) pairs of its events, its class's fingerprint
-    and its unfair budgets. As a layer's searches share it (`Search.offer`), `state` and
-    `parts` are None when the search that computed it had visited the successor already, so
-    that a layer keeps alive only successors some frontier holds anyway; a search for which
-    such a successor is new computes the outcome again. A class, not a tuple: compiled, every
-    read of a tuple type's item from a list or a dict checks and unpacks all seven."""
+    its fingerprint parts, the (property, hit) pairs of its events, its class's fingerprint,
+    its unfair budgets and their id (in the searches' shared `Budgets`). As a layer's searches
+    share it (`Search.offer`), `state` and `parts` are None when the search that computed it
+    had visited the successor already, so that a layer keeps alive only successors some
+    frontier holds anyway; a search for which such a successor is new computes the outcome
+    again. A class, not a tuple: compiled, every read of a tuple type's item from a list or a
+    dict checks and unpacks all of them."""
 
-    __slots__ = ("state", "spent", "fp", "parts", "hits", "class_fp", "unfair")
+    __slots__ = ("state", "spent", "fp", "parts", "hits", "class_fp", "unfair", "unfair_id")
 
     def __init__(self, state: Optional[State], spent: Budget, fp: int, parts: Optional[Parts],
-                 hits: List[Tuple[Property, Hit]], class_fp: int, unfair: Budget) -> None:
+                 hits: List[Tuple[Property, Hit]], class_fp: int, unfair: Budget,
+                 unfair_id: int) -> None:
         self.state = state
         self.spent = spent
         self.fp = fp
@@ -53,10 +55,12 @@ class Outcome:
         self.hits = hits
         self.class_fp = class_fp
         self.unfair = unfair
+        self.unfair_id = unfair_id
 
     def without_successor(self) -> Outcome:
         """The same outcome, its successor and parts left out (None)."""
-        return Outcome(None, self.spent, self.fp, None, self.hits, self.class_fp, self.unfair)
+        return Outcome(None, self.spent, self.fp, None, self.hits, self.class_fp, self.unfair,
+                       self.unfair_id)
 
 
 #: what the searches of one layer know of a state's actions: per action its outcome (None until
@@ -77,9 +81,12 @@ class ReconnectShare:
 class SharedTransitions:
     """The outcomes of the layer being expanded, shared by searches of one scope: (fingerprint,
     hash of the Parts) of a state -> (its enabled actions, what is known of each (`Known`)).
-    Cleared at every new depth, so it holds one layer at most."""
+    Cleared at every new depth, so it holds one layer at most. The searches that share it share
+    its `budgets` too (each is built with them): an outcome names its unfair budgets by their
+    id there."""
 
-    def __init__(self) -> None:
+    def __init__(self, budgets: Optional[Budgets] = None) -> None:
+        self.budgets = budgets if budgets is not None else Budgets()
         self.depth = -1
         self.outcomes: Dict[Tuple[int, int], Tuple[List[Action], Known]] = {}
         self.hits = 0          # outcomes taken from another search
