@@ -14,7 +14,7 @@ Searches of one scope under several gates share the outcomes of a layer (`shared
 from __future__ import annotations
 
 from collections import deque
-from typing import Any, Deque, Dict, Final, List, Optional, Set, Tuple
+from typing import Any, Deque, Dict, Final, List, Optional, Set, Tuple, cast
 
 from model import (
     Decision,
@@ -26,7 +26,6 @@ from model import (
     initial_state,
     question_of,
 )
-from model.actions import Action
 from model.policies import Gate, decide
 from model.properties import (
     COST,
@@ -306,9 +305,11 @@ class Search:
             fair_edges = not live.done[uc]
             without = self.budgets.exhausted(budget)
             known: Optional[Known] = None
-            actions: List[Action]
+            # the actions as objects: compiled, an item read as an `Action` (a union of every
+            # kind) is checked against each kind in turn, a subtype test per kind it is not
+            actions: List[Any]
             if shared is None:
-                actions = enabled_actions(state, self.config, without)
+                actions = cast(List[Any], enabled_actions(state, self.config, without))
             else:
                 # the Parts describe the state exactly (the fast fingerprint reads nothing else)
                 # and hash from the parts' hashes: far cheaper than the state's own hash, which
@@ -316,7 +317,7 @@ class Search:
                 key = (fp, hash(parts))
                 entry = shared.outcomes.get(key)
                 if entry is None:
-                    actions = enabled_actions(state, self.config, without)
+                    actions = cast(List[Any], enabled_actions(state, self.config, without))
                     known = [None] * len(actions)
                     shared.outcomes[key] = (actions, known)
                 else:

@@ -25,7 +25,6 @@ from __future__ import annotations
 from typing import Any, Dict, List, Optional, Tuple
 
 from model import ResumeRequest, ServerView
-from model.actions import Action
 from model.properties import Hit, Property
 from model.state import State
 from model.symmetry import Parts
@@ -88,7 +87,7 @@ class SharedTransitions:
     def __init__(self, budgets: Optional[Budgets] = None) -> None:
         self.budgets = budgets if budgets is not None else Budgets()
         self.depth = -1
-        self.outcomes: Dict[Tuple[int, int], Tuple[List[Action], Known]] = {}
+        self.outcomes: Dict[Tuple[int, int], Tuple[List[Any], Known]] = {}   # (actions, ...)
         self.hits = 0          # outcomes taken from another search
         self.reconnects_shared = 0   # of which Reconnects (another gate decided alike)
         self.computed = 0      # outcomes computed and offered
