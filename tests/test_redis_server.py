@@ -161,6 +161,24 @@ def test_missing_redis_server_is_named_with_its_fix(monkeypatch, tmp_path):
     assert procs.children == []
 
 
+def test_a_fleet_without_redis_server_is_named_before_any_cell_runs(monkeypatch, tmp_path,
+                                                                   capsys):
+    """Found by `make results` on a machine without Redis: the fleet's first shared-store cell
+    raised HarnessError out of a worker, a traceback after a minute of other cells. The fleet
+    asks for Redis up front when a scenario it runs shares its store or buffers."""
+    from simulations.cli import main
+    from simulations.conformance.fleet import needs_redis
+    from simulations.scenarios import SCENARIOS
+    assert needs_redis(SCENARIOS["shared_store_local_buffer"].config)
+    assert not needs_redis(SCENARIOS["truncated_buffer_live_session"].config)
+    monkeypatch.setattr(redis_server.shutil, "which", lambda name: None)
+    monkeypatch.setattr(redis_server, "_FALLBACKS", ())
+    assert main(["conformance", "--fleet", "--out", str(tmp_path / "out")]) == 2
+    assert "redis-server is not installed (Debian: apt-get install redis-server)" in \
+        capsys.readouterr().err
+    assert not (tmp_path / "out").exists()
+
+
 def test_a_missing_redis_client_is_named_only_when_redis_is_needed(monkeypatch):
     monkeypatch.setitem(sys.modules, "redis", None)       # import redis: ImportError
     problem = "python package 'redis' is missing: pip install -e '.[conformance]'"

@@ -148,7 +148,11 @@ def run(args: argparse.Namespace) -> int:
                       f"{harness.describe(Outcome(**row['model']))}")
         return 0
     if args.fleet:
-        missing = harness.missing_requirements(["guard"])    # nginx too: it is in the path
+        from ..conformance.fleet import needs_redis
+        redis = any(needs_redis(SCENARIOS[name].config)   # (the fleet's deployment changes
+                    for name in args.scenario or FLEET_SCENARIOS)   # no store or buffer)
+        # nginx too: it is in the path
+        missing = harness.missing_requirements(["guard"], redis=redis)
         if missing:
             raise UsageError("conformance needs: " + "; ".join(missing))
         return _fleet(args)

@@ -66,6 +66,12 @@ def unsupported(config: SystemConfig) -> Optional[str]:
     return "; ".join(missing) or None
 
 
+def needs_redis(config: SystemConfig) -> bool:
+    """The fleet of `config`'s deployment keeps its registry in a real Redis: where its store or
+    its buffers are shared."""
+    return "shared" in (config.store, config.buffer)
+
+
 def model_run(scenario: str, policy: str, on_the_fleet: bool = True,
               overrides: Optional[dict] = None) -> ScenarioRun:
     """The scenario under `policy`, on the fleet's deployment (or the incident matrix's), with
@@ -107,7 +113,7 @@ def run_cell(scenario: str, policy: str, workdir: Path,
     with Processes(workdir / f"{scenario}-{policy}") as procs, \
             anyio.from_thread.start_blocking_portal() as portal:
         registry = ""
-        if "shared" in (config.store, config.buffer):   # the fleet's registry: a real Redis
+        if needs_redis(config):   # the fleet's registry: a real Redis
             from .redis_server import RedisServer
             registry = RedisServer(procs).start().url
         fleet = [procs.server(f"i{i}", capacity=config.buffer_capacity, kind=KIND[policy],
