@@ -155,6 +155,16 @@ class Canonicalizer:
         #: every symmetry of the configuration, the identity first
         self.renamings: List[Tuple[Tuple[int, ...], Tuple[int, ...]]] = [self.identity] + \
             [(c, i) for c in client_perms for i in instance_perms if (c, i) != self.identity]
+        #: (cmap, imap) -> its index in `renamings`
+        self.renaming_index = {renaming: k for k, renaming in enumerate(self.renamings)}
+        #: with two clients: the index in `renamings` of (clients kept (0) or swapped (1),
+        #: instances kept or swapped, where there are two); -1 where that is no symmetry here
+        self.two_index = [[-1, -1], [-1, -1]]
+        if n_c == 2:
+            imaps = (KEEP_TWO, SWAP_TWO) if n_i == 2 else (self.identity[1],)
+            for c, cmap in enumerate((KEEP_TWO, SWAP_TWO)):
+                for i, imap in enumerate(imaps):
+                    self.two_index[c][i] = self.renaming_index.get((cmap, imap), -1)
 
     def canonical_renaming(self, parts: Parts) -> Optional[Tuple[tuple, tuple]]:
         """(cmap, imap) putting clients and instances in signature order; None on a tie."""
@@ -184,29 +194,49 @@ class Canonicalizer:
     def fingerprint(self, state: State, extra: tuple = (), parent: Optional[State] = None,
                     known: Optional[Parts] = None) -> Tuple[int, Parts]:
         """(the fingerprint of (state, extra), the state's Parts for its successors' use)."""
+        fp, _, parts = self.placed(state, extra, parent, known)
+        return fp, parts
+
+    def placed(self, state: State, extra: tuple = (), parent: Optional[State] = None,
+               known: Optional[Parts] = None) -> Tuple[int, int, Parts]:
+        """`fingerprint`, with the index in `renamings` of the renaming whose hash it is.
+        The fingerprint and that index name the state itself, not only its class: two
+        states with one fingerprint and one index rename to the same state by the same
+        renaming (up to a 64-bit collision, as fingerprints are)."""
         parts = parts_of(state, parent, known)
         if not FINGERPRINTS_FROM_PARTS:
-            return self.fingerprint_by_renaming(state, extra), parts
-        return self.fingerprint_of_parts(parts, extra), parts
+            fp, renaming = self.placed_by_renaming(state, extra)
+        else:
+            fp, renaming = self.placed_parts(parts, extra)
+        return fp, renaming, parts
 
     def fingerprint_of_parts(self, parts: Parts, extra: tuple = ()) -> int:
         """The fingerprint of the state `parts` describes, with `extra`."""
+        return self.placed_parts(parts, extra)[0]
+
+    def placed_parts(self, parts: Parts, extra: tuple = ()) -> Tuple[int, int]:
+        """(the fingerprint of the state `parts` describes with `extra`, the index of the
+        renaming it is the hash under)."""
         if len(self.renamings) == 1:
-            return identity_hash(parts, extra)
+            return identity_hash(parts, extra), 0
         if self.two_clients:
             return self._two_clients(parts, extra)
         if self.two_by_two:
             return self._two_by_two(parts, extra)
-        return self.from_canonical(parts, extra)
+        return self.from_canonical_placed(parts, extra)
 
-    def _smallest(self, parts: Parts, extra: tuple) -> int:
-        """The smallest hash over every renaming (the fingerprint where the canonical
-        renaming is ambiguous)."""
+    def _smallest(self, parts: Parts, extra: tuple) -> Tuple[int, int]:
+        """The smallest hash over every renaming and the first renaming that gives it (the
+        fingerprint where the canonical renaming is ambiguous)."""
         pointer = self.pointer_named
-        return min(renamed_hash(parts, cmap, imap, extra, pointer)
-                   for cmap, imap in self.renamings)
+        best, where = 0, -1
+        for k, (cmap, imap) in enumerate(self.renamings):
+            h = renamed_hash(parts, cmap, imap, extra, pointer)
+            if where < 0 or h < best:
+                best, where = h, k
+        return best, where
 
-    def _two_clients(self, parts: Parts, extra: tuple) -> int:
+    def _two_clients(self, parts: Parts, extra: tuple) -> Tuple[int, int]:
         """`from_canonical` where two clients are alike and instances are not: the signatures
         are (hash, stream's instance) of each client, and the canonical renaming puts the
         smaller first (the identity), swaps them, or is ambiguous when they are equal. Found
@@ -217,10 +247,11 @@ class Canonicalizer:
         if h0 == h1 and i0 == i1:
             return self._smallest(parts, extra)
         if h0 < h1 or (h0 == h1 and i0 < i1):
-            return identity_hash(parts, extra)
-        return renamed_hash_two(parts, SWAP_TWO, self.identity[1], extra, False)
+            return identity_hash(parts, extra), 0
+        return (renamed_hash_two(parts, SWAP_TWO, self.identity[1], extra, False),
+                self.two_index[1][0])
 
-    def _two_by_two(self, parts: Parts, extra: tuple) -> int:
+    def _two_by_two(self, parts: Parts, extra: tuple) -> Tuple[int, int]:
         """`from_canonical` for two clients and two instances, each pair alike: the instances
         are ordered by (hash, hashes of their sessions' clients, whether the round-robin
         pointer names it, where it is renamed), then the clients by (hash, hash of their
@@ -245,19 +276,26 @@ class Canonicalizer:
         if client_order == 0:
             return self._smallest(parts, extra)
         if order < 0 and client_order < 0:
-            return identity_hash(parts, extra)
-        return renamed_hash_two(parts, KEEP_TWO if client_order < 0 else SWAP_TWO,
-                                KEEP_TWO if order < 0 else SWAP_TWO, extra, self.pointer_named)
+            return identity_hash(parts, extra), 0
+        c_swap, i_swap = int(client_order > 0), int(order > 0)
+        return (renamed_hash_two(parts, SWAP_TWO if c_swap else KEEP_TWO,
+                                 SWAP_TWO if i_swap else KEEP_TWO, extra, self.pointer_named),
+                self.two_index[c_swap][i_swap])
 
     def from_canonical(self, parts: Parts, extra: tuple) -> int:
         """The fingerprint of the state `parts` describes, with `extra`: its hash under its
         canonical renaming, or the smallest hash over every renaming when that is ambiguous."""
+        return self.from_canonical_placed(parts, extra)[0]
+
+    def from_canonical_placed(self, parts: Parts, extra: tuple) -> Tuple[int, int]:
+        """`from_canonical`, with the index of the renaming used."""
         canonical = self.canonical_renaming(parts)
         if canonical is None:
             return self._smallest(parts, extra)
         if canonical == self.identity:   # the same value, without renaming anything
-            return identity_hash(parts, extra)
-        return renamed_hash(parts, canonical[0], canonical[1], extra, self.pointer_named)
+            return identity_hash(parts, extra), 0
+        return (renamed_hash(parts, canonical[0], canonical[1], extra, self.pointer_named),
+                self.renaming_index[canonical])
 
     def rename(self, state: State, cmap: Sequence[int], imap: Sequence[int]) -> State:
         """`rename` as a symmetry of this configuration (the pointer renamed where it names an
@@ -267,5 +305,13 @@ class Canonicalizer:
     def fingerprint_by_renaming(self, state: State, extra: tuple = ()) -> int:
         """A fingerprint with the same partition of states, computed by building every renamed
         state (slow: the definition the fast path is tested against)."""
-        return min(hash((self.rename(state, cmap, imap), extra))
-                   for cmap, imap in self.renamings)
+        return self.placed_by_renaming(state, extra)[0]
+
+    def placed_by_renaming(self, state: State, extra: tuple = ()) -> Tuple[int, int]:
+        """`fingerprint_by_renaming`, with the index of the first renaming giving it."""
+        best, where = 0, -1
+        for k, (cmap, imap) in enumerate(self.renamings):
+            h = hash((self.rename(state, cmap, imap), extra))
+            if where < 0 or h < best:
+                best, where = h, k
+        return best, where

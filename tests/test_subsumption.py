@@ -9,7 +9,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from optimisation_support import reduced_cells
 
-from model import resolve_gate
+from model import initial_state, resolve_gate
+from model.transitions import successor
 from simulations.explore.budgets import (
     FAIR,
     UNFAIR,
@@ -154,25 +155,42 @@ def test_any_small_scope_finds_the_same_with_and_without_subsumption(policy, sto
 
 @pytest.mark.parametrize("subsumption", [True, False])
 def test_every_visited_state_is_found_through_its_class(subsumption):
-    """The visited set keeps a dict entry per class, not per state: every node is found again
-    from its class and unfair budgets (the class's first node, or `others` for the rest), and
-    no two nodes share a fingerprint. Without subsumption a class holds several states (one
-    per unfair budget reached), so `others` is exercised."""
-    scope = Scope(drops=1, half_opens=1)
+    """The visited set keeps a dict entry per class, not per state, and no column of each
+    node's class or unfair budgets: every node is found again from its class and unfair
+    budgets (the class's first node, or `others` for the rest), and no two nodes share a
+    fingerprint. Each node's class and unfair budgets are worked out afresh here, by taking
+    the action that reached it from its parent's state. Without subsumption a class holds
+    several states (one per unfair budget reached), so `others` is exercised."""
+    scope = Scope(drops=1, sessions=2, compactions=0)
     search = Search(scope, resolve_gate("naive"), True, False,
                     Exploration(scope, "naive", True), subsumption=subsumption)
     depth = 0
     while search.active:
         search.expand_layer(depth)
         depth += 1
-    unfair_of = {uid: budget for budget, uid in search.budgets.unfair_ids.items()}
     nodes = len(search.fps)
     assert len(set(search.fps)) == nodes
     assert len(search.classes) + len(search.others) == nodes
+    config, budgets = search.config, search.budgets
+    firsts = set()
+    reached = []     # per node: (state, budgets left), from its parent's (a smaller index)
     for idx in range(nodes):
-        uid = search.node_unfair[idx]
-        assert uid in unfair_of
-        assert search.node_of(search.node_class[idx], uid) == idx
+        parent = search.parent[idx]
+        if parent < 0:
+            state = initial_state(config)
+            budget, fair, unfair, uid = budgets.split(scope.budgets())
+        else:
+            action = search.actions[search.via[idx]]
+            state, _ = successor(reached[parent][0], action, config, search.gate)
+            budget, fair, unfair, uid = budgets.spend(reached[parent][1], action)
+        reached.append((state, budget))
+        class_fp = search.canon.fingerprint(state, fair)[0]
+        assert hash((class_fp, unfair)) == search.fps[idx]
+        klass = search.classes[class_fp]
+        assert search.node_of(klass, uid) == idx
+        if search.first_of(klass) == idx:
+            firsts.add(klass)
+    assert firsts == set(range(len(search.classes)))    # each class's first node is its own
     assert search.node_of(-1, 0) == -1
     if not subsumption:
         assert search.others

@@ -58,14 +58,21 @@ _SOMETIMES: Final = SOMETIMES
 _COST: Final = COST
 _SAFETY: Final = SAFETY
 
+#: unfair ids are below this (31 bits): `_other_key` and `Search.class_first` pack them
+UID_LIMIT: Final = 1 << 31
+_UID_MASK: Final = UID_LIMIT - 1
+
+
 def _other_key(klass: int, uid: int) -> int:
     """The key of `Search.others` for a node of class `klass` with unfair budgets of id `uid`
-    (below 2**31: `node_unfair` holds 32-bit ids), one int: no tuple built or hashed."""
+    (below UID_LIMIT), one int: no tuple built or hashed."""
     return (klass << 31) | uid
 
 
-#: a frontier entry: (state, budgets left, its node index, fingerprint parts, depth)
-Entry = Tuple[State, Budget, int, Parts, int]
+#: a frontier entry: (state, budgets left, its node index, fingerprint parts, depth, its
+#: fingerprint, its class index, the renaming its class fingerprint is the hash under); the
+#: last three carried along, not read back from the columns
+Entry = Tuple[State, Budget, int, Parts, int, int, int, int]
 
 
 class Search:
@@ -92,17 +99,17 @@ class Search:
         self.costs: Dict[str, Finding] = result.costs
         self.by_cause: Dict[Tuple[str, str], Finding] = result.by_cause
         self.violations: Dict[str, Finding] = result.violations
-        # The visited set, per node index (compact columns): its fingerprint, its class, its
-        # unfair budgets (their id in `budgets`), its parent's index and the action taken
-        # there (an index into `actions`, each distinct action kept once). A node is found
-        # through its class (`node_of`): the class's first node (`live.first`), else `others`.
-        self.fps = IntColumn("q")
-        self.node_class = IntColumn("q")
-        self.node_unfair = IntColumn("i")   # (so an unfair id is below 2**31)
+        # The visited set, per node index (compact columns): its fingerprint, its parent's
+        # index and the action taken there (an index into `actions`, each distinct action kept
+        # once). A node is found through its class (`node_of`): the class's first node, else
+        # `others`. Per class index: its first node and that node's unfair id (in `budgets`),
+        # one int (`first << 31 | uid`), so finding a class's first node is one read.
+        self.fps = IntColumn()
+        self.class_first = IntColumn()
         self.others: Dict[int, int] = {}    # _other_key(class, unfair id) -> node index,
         #                                     for every node not first in its class
-        self.parent = IntColumn("q")
-        self.via = IntColumn("l")
+        self.parent = IntColumn()
+        self.via = IntColumn()
         self.actions: List[object] = []
         self.action_ids: Dict[object, int] = {}
         # Classes (a model state with its fair budgets: budgets.py): class fingerprint ->
@@ -123,10 +130,11 @@ class Search:
             result.parents = {}
         state0 = initial_state(self.config)
         budget0, fair0, unfair0, uid0 = self.budgets.split(scope.budgets())
-        class0, parts0 = self.canon.fingerprint(state0, fair0)
+        class0, renaming0, parts0 = self.canon.placed(state0, fair0)
         fp0 = hash((class0, unfair0))
         idx0 = self.add_node(fp0, class0, unfair0, uid0, state0, -1, None, 0)
-        self.frontier.append((state0, budget0, idx0, parts0, 0))
+        self.frontier.append((state0, budget0, idx0, parts0, 0, fp0, self.classes[class0],
+                              renaming0))
 
     @property
     def active(self) -> bool:
@@ -137,11 +145,14 @@ class Search:
                  parent: int, action: object, depth: int) -> int:
         """Record a newly reached state (parent -1: the initial state) of the class
         `class_fp`, with unfair budgets `unfair` (of id `uid`); returns its index."""
+        if not 0 <= uid < UID_LIMIT:
+            raise OverflowError(f"unfair budgets id {uid} is not below 2**31")
         idx = len(self.fps)
         klass = self.classes.get(class_fp)
         if klass is None:
             klass = self.classes[class_fp] = self.live.add_class(
-                idx, waiting_cause(state, self.config))
+                waiting_cause(state, self.config))
+            self.class_first.append((idx << 31) | uid)
             if self.subsumption:
                 self.dominance.add_class(unfair)
         else:
@@ -149,8 +160,6 @@ class Search:
             if self.subsumption:
                 self.dominance.add(klass, unfair)
         self.fps.append(fp)
-        self.node_class.append(klass)
-        self.node_unfair.append(uid)
         self.parent.append(parent)
         if action is None:
             self.via.append(-1)
@@ -170,10 +179,15 @@ class Search:
         -1 when there is none (or no class: `klass` -1)."""
         if klass < 0:
             return -1
-        first: int = self.live.first[klass]
-        if self.node_unfair[first] == uid:
-            return first
+        first: int = self.class_first[klass]
+        if first & _UID_MASK == uid:
+            return first >> 31
         return self.others.get(_other_key(klass, uid), -1)
+
+    def first_of(self, klass: int) -> int:
+        """The index of the first node (in breadth-first order) of class `klass`."""
+        first: int = self.class_first[klass]
+        return first >> 31
 
     def visited(self, class_fp: int, uid: int) -> bool:
         """A node of class `class_fp` with the unfair budgets of id `uid` was visited."""
@@ -231,9 +245,9 @@ class Search:
         hits: List[Tuple[Property, Hit]] = []
         for event in events:
             hits.extend(hits_of(event))   # the pairs as they are (not unpacked and packed again)
-        class_fp, new_parts = self.canon.fingerprint(new_state, fair, state, parts)
+        class_fp, renaming, new_parts = self.canon.placed(new_state, fair, state, parts)
         return Outcome(new_state, spent, hash((class_fp, unfair)), new_parts, hits, class_fp,
-                       unfair, uid)
+                       unfair, uid, renaming)
 
     def _shared_reconnect(self, state: State, budget: Budget, parts: Parts, action: Reconnect,
                           u: int, fp: int, known: Known, k: int,
@@ -282,7 +296,7 @@ class Search:
         this depth (a Reconnect's where their gates' decisions had the same consequence), and
         offer the ones computed here."""
         frontier, result, fps, live = self.frontier, self.result, self.fps, self.live
-        kinds, classes, node_class = self.kinds, self.classes, self.node_class
+        kinds, classes = self.kinds, self.classes
         subsumption, dominance = self.subsumption, self.dominance
         # the layer's shared outcomes (a search without them never reads this empty one)
         pool = shared if shared is not None else SharedTransitions()
@@ -292,8 +306,7 @@ class Search:
                                  "SharedTransitions' budgets (Search(..., budgets=...))")
             shared.layer(depth)
         while frontier and not self.cut and frontier[0][4] == depth:
-            state, budget, u, parts, _ = frontier.popleft()
-            fp: int = fps[u]
+            state, budget, u, parts, _, fp, uc, renaming = frontier.popleft()
             self.depth = depth
             if self.max_depth is not None and depth >= self.max_depth:
                 if not any("depth" in why for why in result.incomplete):
@@ -301,7 +314,6 @@ class Search:
                 continue
             whole = True
             # a class's fair edges are the same from each of its states: recorded once
-            uc = node_class[u]
             fair_edges = not live.done[uc]
             without = self.budgets.exhausted(budget)
             known: Optional[Known] = None
@@ -311,10 +323,9 @@ class Search:
             if shared is None:
                 actions = cast(List[Any], enabled_actions(state, self.config, without))
             else:
-                # the Parts describe the state exactly (the fast fingerprint reads nothing else)
-                # and hash from the parts' hashes: far cheaper than the state's own hash, which
-                # would hash every record its action built a second time
-                key = (fp, hash(parts))
+                # the fingerprint with the renaming it was taken under names the state itself
+                # (`Canonicalizer.placed`): no hash of the state or its Parts
+                key = (fp, renaming)
                 entry = shared.outcomes.get(key)
                 if entry is None:
                     actions = cast(List[Any], enabled_actions(state, self.config, without))
@@ -364,8 +375,10 @@ class Search:
                         assert new_state is not None and new_parts is not None   # (`offer`)
                         v = self.add_node(new_fp, class_fp, unfair, uid, new_state, u,
                                           action, depth + 1)
-                        vc = node_class[v]
-                        frontier.append((new_state, outcome.spent, v, new_parts, depth + 1))
+                        if vc < 0:
+                            vc = classes[class_fp]
+                        frontier.append((new_state, outcome.spent, v, new_parts, depth + 1,
+                                         new_fp, vc, outcome.renaming))
                 if fair_edges and is_fair(action, state):
                     live.add_edge(uc, vc)
             if whole:

@@ -19,15 +19,16 @@ recorded once, from the first of its states to be fully expanded, and its shorte
 its first state in breadth-first order. (This is also what lets the explorer skip states whose
 fault budgets another state of their class covers: `frontier`.)
 
-Only compact columns are kept (`columns.IntColumn`: per class its first state and a waiting
-cause, fair edges as index pairs); the components come from scipy's sparse-graph routine, so
-the check scales with the explorer. On a truncated search a component with an unexpanded
-class may not be bottom at all: such components never count as witnesses, and leave the verdict
-unknown when nothing else does.
+Only compact columns are kept (`columns.IntColumn`: per class a waiting cause and whether it was
+expanded, each fair edge as one int packing its two class indices); where each class was first
+reached is the search's to say (`verdict`'s `first_of`). The components come from scipy's
+sparse-graph routine, so the check scales with the explorer. On a truncated search a component
+with an unexpanded class may not be bottom at all: such components never count as witnesses, and
+leave the verdict unknown when nothing else does.
 """
 from __future__ import annotations
 
-from typing import Callable, Dict, List, Optional, Tuple
+from typing import Callable, Dict, Final, List, Optional, Tuple
 
 import numpy as np
 from scipy.sparse import csr_matrix
@@ -37,6 +38,10 @@ from model import Deliver, Emit, Init, Reconnect, Start, Stop
 
 from .columns import IntColumn
 from .verdict import HOLDS, UNKNOWN, VIOLATED, Finding, Verdict
+
+#: class indices are below this, so that an edge packs two into one 64-bit int
+CLASS_LIMIT: Final = 1 << 31
+EDGE_MASK: Final = (1 << 32) - 1
 
 #: transitions the system is assumed to keep making (weak fairness of its own progress)
 FAIR_KINDS = (Deliver, Emit, Reconnect, Init, Start)
@@ -55,28 +60,30 @@ class LivenessGraph:
     """The fair transitions of an exploration between classes of states, as compact columns."""
 
     def __init__(self) -> None:
-        self.first = IntColumn("q")    # class -> index of its first state (breadth-first)
-        self.cause = IntColumn("b")    # class -> waiting cause code (-1: nobody waits)
-        self.done = IntColumn("b")     # class -> 1 once a state of it was fully expanded
-        self.src = IntColumn("q")
-        self.dst = IntColumn("q")
+        self.cause = IntColumn()       # class -> waiting cause code (-1: nobody waits)
+        self.done = IntColumn()        # class -> 1 once a state of it was fully expanded
+        self.edges = IntColumn()       # fair edge u -> v as (u << 32) | v
         self.causes: List[str] = []    # cause code -> cause
 
-    def add_class(self, first: int, cause: Optional[str]) -> int:
-        """A new class, reached first at state index `first`; returns its index."""
+    def add_class(self, cause: Optional[str]) -> int:
+        """A new class (its index below 2**31, so that an edge packs two); returns its
+        index."""
+        klass = len(self.cause)
+        if klass >= CLASS_LIMIT:
+            raise OverflowError(f"{CLASS_LIMIT:,} classes of states: too many for the "
+                                "liveness graph")
         code = -1
         if cause is not None:
             if cause not in self.causes:
                 self.causes.append(cause)
             code = self.causes.index(cause)
-        self.first.append(first)
         self.cause.append(code)
         self.done.append(0)
-        return len(self.first) - 1
+        return klass
 
     def add_edge(self, u: int, v: int) -> None:
-        self.src.append(u)
-        self.dst.append(v)
+        """A fair edge from class `u` to class `v` (one int: one append, not two)."""
+        self.edges.append((u << 32) | v)
 
     def expanded(self, u: int) -> None:
         self.done[u] = 1
@@ -84,8 +91,9 @@ class LivenessGraph:
     def stuck_classes(self) -> Tuple[Dict[str, int], bool]:
         """({cause: the first class where a client waits forever for it}, whether some
         candidate's component could not be fully expanded)."""
-        n = len(self.first)
-        src, dst = self.src.values(), self.dst.values()
+        n = len(self.cause)
+        edges = self.edges.values()
+        src, dst = edges >> 32, edges & EDGE_MASK
         matrix = csr_matrix((np.ones(len(src), dtype=bool), (src, dst)), shape=(n, n))
         count, comp = connected_components(matrix, directed=True, connection="strong")
         not_bottom = np.zeros(count, dtype=bool)
@@ -104,14 +112,14 @@ class LivenessGraph:
         return witness, bool(np.any(candidate & unexpanded[comp]))
 
     def verdict(self, name: str, result, path_to: Callable[[int], List],
-                fp_of: Callable[[int], int]):
+                fp_of: Callable[[int], int], first_of: Callable[[int], int]):
         """The liveness Verdict for an Exploration (shortest path into a stuck component);
         `path_to(state)` gives the actions from the initial state to a state index, `fp_of`
-        its fingerprint."""
+        its fingerprint, `first_of(klass)` the index of a class's first state (breadth-first)."""
         witness, undetermined = self.stuck_classes()
         causes = {}
         for cause, klass in sorted(witness.items(), key=lambda kv: kv[1]):
-            node = self.first[klass]
+            node = first_of(klass)
             causes[cause] = Finding(name, f"a client waits forever ({cause})",
                                     path_to(node), fp_of(node), cause)
         if causes:

@@ -95,7 +95,7 @@ def _finish(search: Search) -> Exploration:
     result = search.result
     result.coverage = Counter({kind.__name__: n for kind, n in search.kinds.items()})
     result.liveness = search.live.verdict(_WAITING.name, result, search.path,
-                                          search.fps.__getitem__)
+                                          search.fps.__getitem__, search.first_of)
     result.seconds += time.process_time() - started
     return result
 
