@@ -56,6 +56,22 @@ def walk(config, choices):
     return states
 
 
+def first_states(config, limit):
+    """Every state of the model breadth-first from the initial one, each once as it is (not up
+    to symmetry), until `limit` successors have been seen."""
+    layer, seen = [initial_state(config)], set()
+    while layer and len(seen) < limit:
+        following = []
+        for state in layer:
+            yield state
+            for action in enabled_actions(state, config):
+                successor = apply(state, action, config, "strict", check=False).state
+                if successor not in seen:
+                    seen.add(successor)
+                    following.append(successor)
+        layer = following
+
+
 @settings(max_examples=60, deadline=None)
 @given(system=st.sampled_from(SYSTEMS),
        runs=st.lists(st.lists(st.integers(0, 50), max_size=14), min_size=2, max_size=4),
@@ -114,19 +130,11 @@ def test_two_clients_compared_meet_the_identity_the_swap_and_a_tie(config):
     renaming's value."""
     canon = Canonicalizer(config)
     assert canon.two_clients or canon.two_by_two
-    outcomes, layer, seen = set(), [initial_state(config)], set()
-    while layer and len(seen) < 400:
-        following = []
-        for state in layer:
-            fast, parts = canon.fingerprint(state)
-            assert fast == canon.from_canonical(parts, ())
-            outcomes.add(canon.canonical_renaming(parts))
-            for action in enabled_actions(state, config):
-                successor = apply(state, action, config, "strict", check=False).state
-                if successor not in seen:
-                    seen.add(successor)
-                    following.append(successor)
-        layer = following
+    outcomes = set()
+    for state in first_states(config, 400):
+        fast, parts = canon.fingerprint(state)
+        assert fast == canon.from_canonical(parts, ())
+        outcomes.add(canon.canonical_renaming(parts))
     assert outcomes == {None} | set(canon.renamings)
 
 
