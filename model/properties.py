@@ -309,18 +309,24 @@ def quiet(event) -> bool:
 def hits_of(event) -> List[Tuple[Property, Hit]]:
     """Every property (of any kind) this one event shows, with what it saw."""
     out: List[Tuple[Property, Hit]] = []
+    add_hits(event, out)
+    return out
+
+
+def add_hits(event, out: List[Tuple[Property, Hit]]) -> None:
+    """Append `hits_of(event)` to `out` (the explorer gathers a transition's hits in one list,
+    with no list made per event)."""
     if QUIET_EVENTS_SKIPPED and quiet(event):
-        return out
+        return
     props = _BY_EVENT.get(type(event))
     if props is None:
-        return out
+        return
     for prop in props:      # (a list: compiled, iterated natively)
         check = prop.check
         assert check is not None   # every property that reads events checks them
         hit = check.run(event) if isinstance(check, EventCheck) else check(event)
         if hit is not None:
             out.append((prop, hit))
-    return out
 
 
 def findings_of(event, hits: Optional[List[Tuple[Property, Hit]]] = None) -> List[Finding]:

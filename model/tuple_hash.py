@@ -91,6 +91,11 @@ def triple(a: i64, b: i64, c: i64) -> i64:
     return finish(mix(mix(mix(START, int_lane(a)), int_lane(b)), int_lane(c)), 3)
 
 
+def pair(a: i64, lane: i64) -> i64:
+    """hash((a, b)) for an int a and an item b whose hash is `lane`."""
+    return finish(mix(mix(START, int_lane(a)), lane), 2)
+
+
 def ints(values: Tuple[int, ...]) -> i64:
     """hash(values) for a tuple of ints."""
     acc: i64 = START

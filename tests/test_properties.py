@@ -137,7 +137,13 @@ def test_the_registry_declares_every_property_once_with_a_kind_and_a_check():
 from hypothesis import given  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
 
-from model.properties import JUDGED_REEXECUTIONS, RECOVERY_CAUSES, hits_of, quiet  # noqa: E402
+from model.properties import (  # noqa: E402
+    JUDGED_REEXECUTIONS,
+    RECOVERY_CAUSES,
+    add_hits,
+    hits_of,
+    quiet,
+)
 
 _small = st.integers(0, 3)
 _maybe = st.none() | _small
@@ -169,6 +175,18 @@ def test_no_check_hits_a_quiet_event(event):
     if quiet(event):
         assert [p.name for p in readers if p.check(event) is not None] == []
         assert hits_of(event) == []
+
+
+@given(st.lists(st.one_of(_applied_events, _emitted_events), max_size=4))
+def test_a_transitions_hits_gathered_in_one_list_are_each_events_in_turn(events):
+    """`add_hits` appends to the list it is given what `hits_of` returns, event by event (the
+    explorer gathers a transition's hits so), and each hit is one of the event's checks'."""
+    gathered: list = []
+    for event in events:
+        add_hits(event, gathered)
+    assert gathered == [pair for event in events for pair in hits_of(event)]
+    for prop, hit in gathered:
+        assert any(type(event) in prop.reads and prop.check(event) == hit for event in events)
 
 
 def test_quiet_clears_the_plain_deliveries_and_emissions_only():

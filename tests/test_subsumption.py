@@ -66,6 +66,18 @@ def test_dominance_knows_exactly_which_budgets_are_covered(added, probe):
     assert not any(covers(a, b) for a in kept for b in kept if a is not b)   # an antichain
 
 
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.tuples(*[st.integers(0, 3)] * len(BUDGET_NAMES)), min_size=1, max_size=8),
+       st.integers(-(2**63), 2**63 - 1))
+def test_a_fingerprint_is_the_hash_of_the_class_and_the_unfair_budgets(budgets, class_fp):
+    """`Budgets.fingerprint` (from the hash kept with an unfair tuple's id, compiled) is
+    hash((class_fp, unfair)) for every split budget tuple, whatever the order they came in."""
+    kept = Budgets()
+    for budget in budgets:
+        _, _, unfair, uid = kept.split(budget)
+        assert kept.fingerprint(class_fp, unfair, uid) == hash((class_fp, unfair))
+
+
 def an_action(kind):
     """Some action of `kind` (spending reads only the kind)."""
     for arity in range(1, 4):

@@ -36,6 +36,12 @@ def test_an_ints_lane_is_its_hash(v):
 
 
 @settings(max_examples=300, deadline=None)
+@given(a=INT64, b=NESTED)
+def test_a_pair_from_its_second_items_hash_is_the_pairs_hash(a, b):
+    assert th.pair(a, hash(b)) == hash((a, b))
+
+
+@settings(max_examples=300, deadline=None)
 @given(value=NESTED)
 def test_lanes_folded_are_the_hash_of_the_nested_tuple(value):
     assert folded(value) == hash(value)

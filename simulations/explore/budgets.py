@@ -18,6 +18,7 @@ from __future__ import annotations
 from typing import Any, Dict, FrozenSet, List, Tuple
 
 from model import Drain, Stop
+from model import tuple_hash as th
 
 from .liveness import FAIR_KINDS
 from .scope import BUDGET_NAMES, BUDGETED
@@ -82,6 +83,8 @@ class Budgets:
         self.exhausting: Dict[int, Tuple[Budget, FrozenSet[type]]] = {}
         #: each distinct tuple of unfair budgets -> its id (0, 1, ... in the order first seen)
         self.unfair_ids: Dict[Budget, int] = {}
+        #: id -> hash of that tuple of unfair budgets
+        self.unfair_hashes: List[int] = []
 
     def split(self, budget: Budget) -> Split:
         """(the budget tuple kept for `budget`, its fair budgets, its others, their id)."""
@@ -91,6 +94,7 @@ class Budgets:
             uid = self.unfair_ids.get(unfair)
             if uid is None:
                 uid = self.unfair_ids[unfair] = len(self.unfair_ids)
+                self.unfair_hashes.append(hash(unfair))
             known = self.kept[budget] = (budget, fair, unfair, uid)
         return known
 
@@ -106,6 +110,14 @@ class Budgets:
         if known is None:
             known = by_kind[kind] = self.split(spend(budget, action))
         return known
+
+    def fingerprint(self, class_fp: int, unfair: Budget, uid: int) -> int:
+        """hash((class_fp, unfair)), a state's fingerprint from its class's and its unfair
+        budgets (of id `uid`): compiled, from the tuple's hash kept with its id, no pair built
+        and the budgets not hashed again."""
+        if th.NATIVE:
+            return th.pair(class_fp, self.unfair_hashes[uid])
+        return hash((class_fp, unfair))
 
     def exhausted(self, budget: Budget) -> FrozenSet[type]:
         """`exhausted(budget)`, remembered per budget tuple (by identity, as `spend`)."""

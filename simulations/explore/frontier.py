@@ -34,7 +34,7 @@ from model.properties import (
     SOMETIMES,
     Hit,
     Property,
-    hits_of,
+    add_hits,
 )
 from model.resume import waiting_cause
 from model.state import State
@@ -131,7 +131,7 @@ class Search:
         state0 = initial_state(self.config)
         budget0, fair0, unfair0, uid0 = self.budgets.split(scope.budgets())
         class0, renaming0, parts0 = self.canon.placed(state0, fair0)
-        fp0 = hash((class0, unfair0))
+        fp0 = self.budgets.fingerprint(class0, unfair0, uid0)
         idx0 = self.add_node(fp0, class0, unfair0, uid0, state0, -1, None, 0)
         self.frontier.append((state0, budget0, idx0, parts0, 0, fp0, self.classes[class0],
                               renaming0))
@@ -244,10 +244,10 @@ class Search:
         spent, fair, unfair, uid = self.budgets.spend(budget, action)
         hits: List[Tuple[Property, Hit]] = []
         for event in events:
-            hits.extend(hits_of(event))   # the pairs as they are (not unpacked and packed again)
+            add_hits(event, hits)   # the pairs as they are, into one list for the transition
         class_fp, renaming, new_parts = self.canon.placed(new_state, fair, state, parts)
-        return Outcome(new_state, spent, hash((class_fp, unfair)), new_parts, hits, class_fp,
-                       unfair, uid, renaming)
+        return Outcome(new_state, spent, self.budgets.fingerprint(class_fp, unfair, uid),
+                       new_parts, hits, class_fp, unfair, uid, renaming)
 
     def _shared_reconnect(self, state: State, budget: Budget, parts: Parts, action: Reconnect,
                           u: int, fp: int, known: Known, k: int,
