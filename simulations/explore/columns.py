@@ -56,8 +56,8 @@ class IntColumn:
         return iter(self.values().tolist())
 
     def values(self) -> Any:
-        """Every value as an int64 numpy array over the column's buffer (no copy; it sees
-        writes by index, not later appends)."""
+        """Every value as an int64 numpy array over the column's buffer (no copy: it sees
+        writes by index until an append moves the buffer, and never later appends)."""
         if not len(self.items):
             return np.zeros(0, dtype=np.int64)
         buffer: Any = self.items          # a vec exports its buffer (numpy's stubs say bytes)
