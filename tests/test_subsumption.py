@@ -74,8 +74,8 @@ def test_a_fingerprint_is_the_hash_of_the_class_and_the_unfair_budgets(budgets, 
     hash((class_fp, unfair)) for every split budget tuple, whatever the order they came in."""
     kept = Budgets()
     for budget in budgets:
-        _, _, unfair, uid = kept.split(budget)
-        assert kept.fingerprint(class_fp, unfair, uid) == hash((class_fp, unfair))
+        left = kept.split(budget)
+        assert kept.fingerprint(class_fp, left.unfair, left.uid) == hash((class_fp, left.unfair))
 
 
 def an_action(kind):
@@ -93,19 +93,19 @@ def an_action(kind):
                           st.sampled_from(sorted(BUDGETED.values(), key=lambda k: k.__name__))),
                 min_size=1, max_size=20))
 def test_the_remembered_budgets_are_the_budget_functions(steps):
-    """`Budgets` remembers split, spend and exhausted per kept tuple (spend by identity): it
-    answers what the functions answer, each distinct budget kept once."""
+    """`Budgets` keeps one `Remaining` per distinct budget tuple, with what spend and
+    exhausted answer for it (spending remembered per action kind): the functions' answers."""
     budgets = Budgets()
     for raw, kind in steps:
-        kept, fair, unfair, uid = budgets.split(raw)
-        assert (fair, unfair) == split(raw) and kept == raw
-        assert budgets.unfair_ids[unfair] == uid    # one id per distinct unfair tuple
-        assert budgets.split(tuple(list(raw)))[0] is kept   # one tuple kept per budget
+        left = budgets.split(raw)
+        assert (left.fair, left.unfair) == split(raw) and left.budget == raw
+        assert budgets.unfair_ids[left.unfair] == left.uid   # one id per distinct unfair tuple
+        assert budgets.split(tuple(list(raw))) is left   # one Remaining per budget tuple
+        assert left.without == exhausted(raw)
         action = an_action(kind)
-        spent = budgets.spend(kept, action)
-        assert spent == budgets.split(spend(raw, action))
-        assert spent[0] is budgets.spend(kept, action)[0] is budgets.split(spent[0])[0]
-        assert budgets.exhausted(kept) == exhausted(raw)
+        spent = budgets.spend(left, action)
+        assert spent is budgets.split(spend(raw, action))
+        assert spent is budgets.spend(left, action) and left.after[kind] is spent
     assert sorted(budgets.unfair_ids.values()) == list(range(len(budgets.unfair_ids)))
 
 
@@ -190,16 +190,16 @@ def test_every_visited_state_is_found_through_its_class(subsumption):
         parent = search.parent[idx]
         if parent < 0:
             state = initial_state(config)
-            budget, fair, unfair, uid = budgets.split(scope.budgets())
+            left = budgets.split(scope.budgets())
         else:
             action = search.actions[search.via[idx]]
             state, _ = successor(reached[parent][0], action, config, search.gate)
-            budget, fair, unfair, uid = budgets.spend(reached[parent][1], action)
-        reached.append((state, budget))
-        class_fp = search.canon.fingerprint(state, fair)[0]
-        assert hash((class_fp, unfair)) == search.fps[idx]
+            left = budgets.spend(reached[parent][1], action)
+        reached.append((state, left))
+        class_fp = search.canon.fingerprint(state, left.fair)[0]
+        assert hash((class_fp, left.unfair)) == search.fps[idx]
         klass = search.classes[class_fp]
-        assert search.node_of(klass, uid) == idx
+        assert search.node_of(klass, left.uid) == idx
         if search.first_of(klass) == idx:
             firsts.add(klass)
     assert firsts == set(range(len(search.classes)))    # each class's first node is its own

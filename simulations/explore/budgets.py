@@ -62,32 +62,40 @@ def covers(more: Budget, less: Budget) -> bool:
     return True
 
 
-#: (the budget tuple kept, its fair budgets, its others, the others' id in their `Budgets`)
-Split = Tuple[Budget, Budget, Budget, int]
+class Remaining:
+    """One distinct tuple of budgets left, as `Budgets` keeps it: the tuple, its fair budgets,
+    its others (`unfair`) and their id, the action kinds it exhausts (`without`), and what
+    spending each action kind leaves (`after`, filled as asked). A frontier state carries one,
+    so its exhausted kinds are an attribute and a spend is a lookup by action kind: the tuple
+    is never hashed again. Invariant: `without == exhausted(budget)`,
+    `(fair, unfair) == split(budget)`, and `after[kind]` is what `Budgets.split` keeps for
+    `spend(budget, action)` of an action of that kind."""
+
+    def __init__(self, budget: Budget, fair: Budget, unfair: Budget, uid: int) -> None:
+        self.budget = budget
+        self.fair = fair
+        self.unfair = unfair
+        self.uid = uid
+        self.without = exhausted(budget)
+        self.after: Dict[type, Remaining] = {}
 
 
 class Budgets:
     """The distinct budget tuples of the searches of one scope (a frontier holds many states
-    with the same), each kept once, with its fair budgets and its others, the kinds it
-    exhausts, and what spending each action kind leaves. Each distinct tuple of unfair budgets
+    with the same), each kept once as a `Remaining`. Each distinct tuple of unfair budgets
     gets a small id, the same for every search that shares this object: a search finds its
     visited states by class and that id (`frontier.Search.node_of`) without hashing the tuple
     again."""
 
     def __init__(self) -> None:
-        self.kept: Dict[Budget, Split] = {}
-        #: id of a budget tuple -> (the tuple, what spending each action kind leaves); the
-        #: entry holds the tuple, so no other tuple can take its id while it is remembered
-        self.spent: Dict[int, Tuple[Budget, Dict[type, Split]]] = {}
-        #: id of a budget tuple -> (the tuple, the kinds it exhausts); held as `spent` is
-        self.exhausting: Dict[int, Tuple[Budget, FrozenSet[type]]] = {}
+        self.kept: Dict[Budget, Remaining] = {}
         #: each distinct tuple of unfair budgets -> its id (0, 1, ... in the order first seen)
         self.unfair_ids: Dict[Budget, int] = {}
         #: id -> hash of that tuple of unfair budgets
         self.unfair_hashes: List[int] = []
 
-    def split(self, budget: Budget) -> Split:
-        """(the budget tuple kept for `budget`, its fair budgets, its others, their id)."""
+    def split(self, budget: Budget) -> Remaining:
+        """The `Remaining` kept for the budget tuple `budget` (one per distinct tuple)."""
         known = self.kept.get(budget)
         if known is None:
             fair, unfair = split(budget)
@@ -95,20 +103,15 @@ class Budgets:
             if uid is None:
                 uid = self.unfair_ids[unfair] = len(self.unfair_ids)
                 self.unfair_hashes.append(hash(unfair))
-            known = self.kept[budget] = (budget, fair, unfair, uid)
+            known = self.kept[budget] = Remaining(budget, fair, unfair, uid)
         return known
 
-    def spend(self, budget: Budget, action: object) -> Split:
-        """`split(spend(budget, action))`, remembered per budget tuple (by identity, which
-        costs no hashing: the frontier carries the tuples `split` returned) and action kind."""
-        entry = self.spent.get(id(budget))
-        if entry is None:
-            entry = self.spent[id(budget)] = (budget, {})
-        by_kind = entry[1]
+    def spend(self, left: Remaining, action: object) -> Remaining:
+        """`split(spend(left.budget, action))`, remembered in `left` per action kind."""
         kind = type(action)
-        known = by_kind.get(kind)
+        known = left.after.get(kind)
         if known is None:
-            known = by_kind[kind] = self.split(spend(budget, action))
+            known = left.after[kind] = self.split(spend(left.budget, action))
         return known
 
     def fingerprint(self, class_fp: int, unfair: Budget, uid: int) -> int:
@@ -118,13 +121,6 @@ class Budgets:
         if th.NATIVE:
             return th.pair(class_fp, self.unfair_hashes[uid])
         return hash((class_fp, unfair))
-
-    def exhausted(self, budget: Budget) -> FrozenSet[type]:
-        """`exhausted(budget)`, remembered per budget tuple (by identity, as `spend`)."""
-        known = self.exhausting.get(id(budget))
-        if known is None:
-            known = self.exhausting[id(budget)] = (budget, exhausted(budget))
-        return known[1]
 
 
 class Dominance:

@@ -13,8 +13,7 @@ Searches of one scope under several gates share the outcomes of a layer (`shared
 """
 from __future__ import annotations
 
-from collections import deque
-from typing import Any, Deque, Dict, Final, List, Optional, Set, Tuple, cast
+from typing import Any, Dict, Final, List, Optional, Set, Tuple, cast
 
 from model import (
     Decision,
@@ -27,36 +26,21 @@ from model import (
     question_of,
 )
 from model.policies import Gate, decide
-from model.properties import (
-    COST,
-    PROPERTIES,
-    SAFETY,
-    SOMETIMES,
-    Hit,
-    Property,
-    add_hits,
-)
+from model.properties import PROPERTIES, Hit, Property, add_hits
 from model.resume import waiting_cause
 from model.state import State
 from model.symmetry import Canonicalizer, Parts
 from model.transitions import successor
 
-from .budgets import Budget, Budgets, Dominance
+from .budgets import Budget, Budgets, Dominance, Remaining
 from .columns import IntColumn
+from .findings import Findings
 from .liveness import LivenessGraph, is_fair
 from .scope import Scope
 from .shared import Known, Outcome, ReconnectShare, SharedTransitions
-from .verdict import Finding
 
 #: why some client waits in a state (the liveness property's `waiting`), called directly
 assert next(p.waiting for p in PROPERTIES if p.kind == "liveness") is waiting_cause
-
-#: the property kinds `record` tells apart, as this module's own constants: compiled, a constant
-#: of another module is looked up in that module's namespace at every read (a dict lookup per
-#: hit, 2% of a search of several gates)
-_SOMETIMES: Final = SOMETIMES
-_COST: Final = COST
-_SAFETY: Final = SAFETY
 
 #: unfair ids are below this (31 bits): `_other_key` and `Search.class_first` pack them
 UID_LIMIT: Final = 1 << 31
@@ -72,12 +56,12 @@ def _other_key(klass: int, uid: int) -> int:
 #: a frontier entry: (state, budgets left, its node index, fingerprint parts, depth, its
 #: fingerprint, its class index, the renaming its class fingerprint is the hash under); the
 #: last three carried along, not read back from the columns
-Entry = Tuple[State, Budget, int, Parts, int, int, int, int]
+Entry = Tuple[State, Remaining, int, Parts, int, int, int, int]
 
 
 class Search:
-    """One breadth-first search: the frontier, the visited set and the bookkeeping that turns
-    transitions into findings (into `result`, an `Exploration`)."""
+    """One breadth-first search: the frontier, the visited set, and what its transitions found
+    (`findings`, into `result`, an `Exploration`)."""
 
     def __init__(self, scope: Scope, gate: Gate, symmetry: bool, graph: bool, result: Any,
                  max_states: Optional[int] = None, max_depth: Optional[int] = None,
@@ -92,13 +76,6 @@ class Search:
         self.result = result
         self.transitions = 0                 # counted here, copied into `result` by `close`
         self.depth = 0
-        result.sometimes = {p.name: (False if p.applies(self.config) else None)
-                            for p in PROPERTIES if p.kind == SOMETIMES}
-        # the result's own dicts, typed: `record` fills them on every transition with hits
-        self.sometimes: Dict[str, Optional[bool]] = result.sometimes
-        self.costs: Dict[str, Finding] = result.costs
-        self.by_cause: Dict[Tuple[str, str], Finding] = result.by_cause
-        self.violations: Dict[str, Finding] = result.violations
         # The visited set, per node index (compact columns): its fingerprint, its parent's
         # index and the action taken there (an index into `actions`, each distinct action kept
         # once). A node is found through its class (`node_of`): the class's first node, else
@@ -110,6 +87,7 @@ class Search:
         #                                     for every node not first in its class
         self.parent = IntColumn()
         self.via = IntColumn()
+        self.findings = Findings(result, self.config, self.fps, self.path)
         self.actions: List[object] = []
         self.action_ids: Dict[object, int] = {}
         # Classes (a model state with its fair budgets: budgets.py): class fingerprint ->
@@ -121,7 +99,10 @@ class Search:
         #                                      within their class (once covered, always)
         self.kinds: Dict[type, int] = {}     # transitions per action kind
         self.budgets = budgets if budgets is not None else Budgets()
-        self.frontier: Deque[Entry] = deque()
+        # the layer being expanded, last entry first (a list popped from its end, reversed
+        # when it becomes the frontier), and the next layer in the order its states were reached
+        self.frontier: List[Entry] = []
+        self.following: List[Entry] = []
         self.cut = False
         self.graph: Any = None
         if graph:
@@ -129,11 +110,11 @@ class Search:
             self.graph = result.graph = nx.DiGraph()
             result.parents = {}
         state0 = initial_state(self.config)
-        budget0, fair0, unfair0, uid0 = self.budgets.split(scope.budgets())
-        class0, renaming0, parts0 = self.canon.placed(state0, fair0)
-        fp0 = self.budgets.fingerprint(class0, unfair0, uid0)
-        idx0 = self.add_node(fp0, class0, unfair0, uid0, state0, -1, None, 0)
-        self.frontier.append((state0, budget0, idx0, parts0, 0, fp0, self.classes[class0],
+        left0 = self.budgets.split(scope.budgets())
+        class0, renaming0, parts0 = self.canon.placed(state0, left0.fair)
+        fp0 = self.budgets.fingerprint(class0, left0.unfair, left0.uid)
+        idx0 = self.add_node(fp0, class0, left0.unfair, left0.uid, state0, -1, None, 0)
+        self.frontier.append((state0, left0, idx0, parts0, 0, fp0, self.classes[class0],
                               renaming0))
 
     @property
@@ -201,35 +182,7 @@ class Search:
             idx = self.parent[idx]
         return actions[::-1]
 
-    def record(self, u: int, action: object, hits: List[Tuple[Property, Hit]]) -> None:
-        """Findings, costs and sometimes situations of one transition from node `u`."""
-        for prop, hit in hits:
-            kind, name = prop.kind, prop.name
-            if kind == _SOMETIMES:
-                self.sometimes[name] = True
-            elif kind == _COST:
-                if name not in self.costs:
-                    self.costs[name] = Finding(name, hit.detail, self.path(u) + [action],
-                                               self.fps[u], hit.cause)
-            elif kind == _SAFETY:   # judged or diagnostic: findings_of's safety ones
-                self._found(name, hit.cause, hit.detail, u, action)
-
-    def _found(self, name: str, cause: str, detail: str, u: int, action: object) -> None:
-        if (name, cause) in self.by_cause:
-            return
-        finding = Finding(name, detail, self.path(u) + [action], self.fps[u], cause)
-        self.by_cause[(name, cause)] = finding
-        self.violations.setdefault(name, finding)
-
-    def _gate_raised(self, exc: GateError, u: int, action: object, fp: int) -> None:
-        """Record the first transition the gate raised on (the search is then incomplete)."""
-        result = self.result
-        if result.gate_error is None:
-            result.gate_error = Finding("gate_error", str(exc), self.path(u) + [action], fp)
-            result.incomplete.append(f"the gate raised ({exc}); those transitions were "
-                                     "skipped")
-
-    def _outcome(self, state: State, budget: Budget, parts: Parts, action: object, u: int,
+    def _outcome(self, state: State, budget: Remaining, parts: Parts, action: object, u: int,
                  fp: int, decided: Optional[Decision] = None,
                  question: Optional[Tuple[ResumeRequest, ServerView]] = None
                  ) -> Optional[Outcome]:
@@ -239,17 +192,18 @@ class Search:
             new_state, events = successor(state, action, self.config, self.gate, decided,
                                           question)
         except GateError as exc:
-            self._gate_raised(exc, u, action, fp)
+            self.findings.gate_raised(exc, u, action, fp)
             return None
-        spent, fair, unfair, uid = self.budgets.spend(budget, action)
+        spent = self.budgets.spend(budget, action)
+        unfair, uid = spent.unfair, spent.uid
         hits: List[Tuple[Property, Hit]] = []
         for event in events:
             add_hits(event, hits)   # the pairs as they are, into one list for the transition
-        class_fp, renaming, new_parts = self.canon.placed(new_state, fair, state, parts)
+        class_fp, renaming, new_parts = self.canon.placed(new_state, spent.fair, state, parts)
         return Outcome(new_state, spent, self.budgets.fingerprint(class_fp, unfair, uid),
                        new_parts, hits, class_fp, unfair, uid, renaming)
 
-    def _shared_reconnect(self, state: State, budget: Budget, parts: Parts, action: Reconnect,
+    def _shared_reconnect(self, state: State, budget: Remaining, parts: Parts, action: Reconnect,
                           u: int, fp: int, known: Known, k: int,
                           shared: SharedTransitions) -> Optional[Outcome]:
         """A Reconnect's outcome under this search's gate: the one another search computed for
@@ -262,7 +216,7 @@ class Search:
         try:
             decision = decide(self.gate, share.request, share.view)
         except GateError as exc:
-            self._gate_raised(exc, u, action, fp)
+            self.findings.gate_raised(exc, u, action, fp)
             return None
         consequence = decision.consequence()
         offered = share.outcomes.get(consequence)
@@ -305,8 +259,11 @@ class Search:
                 raise ValueError("searches that share transitions must be built with the "
                                  "SharedTransitions' budgets (Search(..., budgets=...))")
             shared.layer(depth)
-        while frontier and not self.cut and frontier[0][4] == depth:
-            state, budget, u, parts, _, fp, uc, renaming = frontier.popleft()
+        following = self.following
+        if frontier and frontier[-1][4] != depth:
+            return      # (not this search's next layer)
+        while frontier and not self.cut:
+            state, budget, u, parts, _, fp, uc, renaming = frontier.pop()
             self.depth = depth
             if self.max_depth is not None and depth >= self.max_depth:
                 if not any("depth" in why for why in result.incomplete):
@@ -315,7 +272,7 @@ class Search:
             whole = True
             # a class's fair edges are the same from each of its states: recorded once
             fair_edges = not live.done[uc]
-            without = self.budgets.exhausted(budget)
+            without = budget.without
             known: Optional[Known] = None
             # the actions as objects: compiled, an item read as an `Action` (a union of every
             # kind) is checked against each kind in turn, a subtype test per kind it is not
@@ -357,7 +314,7 @@ class Search:
                 kind = type(action)
                 kinds[kind] = kinds.get(kind, 0) + 1
                 if outcome.hits:
-                    self.record(u, action, outcome.hits)
+                    self.findings.record(u, action, outcome.hits)
                 if self.graph is not None:
                     self.graph.add_edge(fp, new_fp, action=type(action).__name__)
                 vc = classes.get(class_fp, -1)
@@ -377,12 +334,15 @@ class Search:
                                           action, depth + 1)
                         if vc < 0:
                             vc = classes[class_fp]
-                        frontier.append((new_state, outcome.spent, v, new_parts, depth + 1,
+                        following.append((new_state, outcome.spent, v, new_parts, depth + 1,
                                          new_fp, vc, outcome.renaming))
                 if fair_edges and is_fair(action, state):
                     live.add_edge(uc, vc)
             if whole:
                 live.expanded(uc)
+        if not frontier:    # the layer is done: the next one is the frontier, in order
+            following.reverse()
+            self.frontier, self.following = following, frontier
 
     def close(self) -> None:
         """Copy what the search counted into its result (before the liveness verdict)."""

@@ -12,6 +12,6 @@ import os
 from ..compiled_group import CompiledGroup
 
 #: the explorer's modules the compiled build holds
-ENGINE_MODULES = ("budgets", "columns", "frontier", "liveness", "shared")
+ENGINE_MODULES = ("budgets", "columns", "findings", "frontier", "liveness", "shared")
 ENGINE = CompiledGroup(os.path.dirname(os.path.abspath(__file__)), ENGINE_MODULES,
                        "simulations.explore._native")

@@ -29,7 +29,7 @@ from model.properties import Hit, Property
 from model.state import State
 from model.symmetry import Parts
 
-from .budgets import Budget, Budgets
+from .budgets import Budget, Budgets, Remaining
 
 
 class Outcome:
@@ -46,7 +46,7 @@ class Outcome:
     __slots__ = ("state", "spent", "fp", "parts", "hits", "class_fp", "unfair", "unfair_id",
                  "renaming")
 
-    def __init__(self, state: Optional[State], spent: Budget, fp: int, parts: Optional[Parts],
+    def __init__(self, state: Optional[State], spent: Remaining, fp: int, parts: Optional[Parts],
                  hits: List[Tuple[Property, Hit]], class_fp: int, unfair: Budget,
                  unfair_id: int, renaming: int) -> None:
         self.state = state
