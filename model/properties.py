@@ -44,6 +44,7 @@ from .history import (
 from .hits import EventCheck, Finding, Hit
 from .resume import waiting_cause
 from .stateless import REQUEST_ADMISSION
+from .switches import SWITCHES
 from .tasks import POLL_ADMISSION
 from .view import BELOW_FLOOR, NO_CURSOR
 
@@ -286,11 +287,10 @@ def checks_for(kind: type) -> List[Property]:
     return _BY_EVENT.get(kind, [])
 
 
-#: True: the events `quiet` clears skip every check (the fast path); False: every check reads
-#: every event of its kinds (the definition; tests compare the two, and hold `quiet` against
-#: every property's check). A module attribute read on every call, so switching it works for
-#: the compiled model and the compiled explorer too.
-QUIET_EVENTS_SKIPPED = True
+#: `quiet_events_skipped`: the events `quiet` clears skip every check (the fast path), else
+#: every check reads every event of its kinds (the definition; tests compare the two, and hold
+#: `quiet` against every property's check): `model.switches`
+_SWITCHES: Final = SWITCHES
 
 
 def quiet(event) -> bool:
@@ -316,7 +316,7 @@ def hits_of(event) -> List[Tuple[Property, Hit]]:
 def add_hits(event, out: List[Tuple[Property, Hit]]) -> None:
     """Append `hits_of(event)` to `out` (the explorer gathers a transition's hits in one list,
     with no list made per event)."""
-    if QUIET_EVENTS_SKIPPED and quiet(event):
+    if _SWITCHES.quiet_events_skipped and quiet(event):
         return
     props = _BY_EVENT.get(type(event))
     if props is None:

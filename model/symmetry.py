@@ -27,6 +27,7 @@ from .config import SystemConfig
 from .parts import Parts, identity_hash, parts_of, renamed_hash, renamed_hash_two
 from .servers import Instance, SessionRecord
 from .state import Client, State
+from .switches import SWITCHES
 
 __all__ = ["Canonicalizer", "Parts", "parts_of", "rename"]
 
@@ -35,11 +36,10 @@ SYMMETRIC_LBS = ("random", "least_connections")
 #: load balancers under which every rotation of instances is a symmetry, their pointer rotated
 ROTATING_LBS = ("round_robin",)
 
-#: True: fingerprints from the component hashes under one canonical renaming (the fast path);
-#: False: from every renamed state built in full (`fingerprint_by_renaming`, the definition;
-#: tests compare the two). A module attribute read on every call, so switching it works for
-#: the compiled model and the compiled explorer too.
-FINGERPRINTS_FROM_PARTS = True
+#: `fingerprints_from_parts`: fingerprints from the component hashes under one canonical
+#: renaming (the fast path), else from every renamed state built in full
+#: (`fingerprint_by_renaming`, the definition; tests compare the two): `model.switches`
+_SWITCHES: Final = SWITCHES
 
 
 def _client(c: Client, cmap: Sequence[int], imap: Sequence[int]) -> Client:
@@ -204,7 +204,7 @@ class Canonicalizer:
         states with one fingerprint and one index rename to the same state by the same
         renaming (up to a 64-bit collision, as fingerprints are)."""
         parts = parts_of(state, parent, known)
-        if not FINGERPRINTS_FROM_PARTS:
+        if not _SWITCHES.fingerprints_from_parts:
             fp, renaming = self.placed_by_renaming(state, extra)
         else:
             fp, renaming = self.placed_parts(parts, extra)

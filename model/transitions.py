@@ -51,6 +51,7 @@ from .resume import initialize, reconnect, resumption_question, stream_is_dead
 from .servers import Instance
 from .state import Client, State, holding, replace_at, set_orphan, slot_of
 from .stateless import emit_request, expire, forget_request, issue
+from .switches import SWITCHES
 from .tasks import create_task, emit_task, expire_task, held_on, poll
 from .view import ServerView
 
@@ -163,10 +164,10 @@ def _among(tokens: List[int], token: int) -> bool:
     return False
 
 
-#: True: after a transition, re-judge only the streams it could have made dead (mark_stalls'
-#: `before`); False: judge every open stream (the definition; tests compare the two). A module
-#: attribute read on every call, so switching it works for the compiled model too.
-INCREMENTAL_STALL_MARKING = True
+#: `incremental_stall_marking`: after a transition, re-judge only the streams it could have
+#: made dead (mark_stalls' `before`), else every open stream (the definition; tests compare
+#: the two): `model.switches`
+_SWITCHES: Final = SWITCHES
 
 
 def mark_stalls(state: State, config: SystemConfig,
@@ -392,5 +393,5 @@ def successor(state: State, action, config: SystemConfig, gate: Gate,
     one `decided` answered): the pair is the same, without building it again."""
     new_state, events = transition(state, config, gate, action, decided, question)
     new_state, stalls = mark_stalls(new_state, config,
-                                    state if INCREMENTAL_STALL_MARKING else None)
+                                    state if _SWITCHES.incremental_stall_marking else None)
     return new_state, tuple(events + stalls) if stalls else tuple(events)

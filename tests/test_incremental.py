@@ -20,9 +20,9 @@ from hypothesis import strategies as st
 from optimisation_support import exploration_summary
 from parts_strategies import two_client_parts
 
-import model.symmetry as symmetry_module
 from model import Drain, apply, enabled_actions, initial_state, resolve_gate
 from model.parts import renamed_hash, renamed_hash_two
+from model.switches import SWITCHES
 from model.symmetry import Canonicalizer, parts_of
 from model.transitions import mark_stalls, transition
 from simulations.explore.scope import BUDGETED, Scope, default_system
@@ -191,7 +191,7 @@ def test_an_exploration_is_the_same_with_the_renaming_definition(scope, policy, 
         return exploration_summary(explore(scope, policy, symmetry=symmetry,
                                            max_states=max_states))
     fast = summary()
-    monkeypatch.setattr(symmetry_module, "FINGERPRINTS_FROM_PARTS", False)
+    monkeypatch.setattr(SWITCHES, "fingerprints_from_parts", False)
     assert summary() == fast
 
 
@@ -202,13 +202,13 @@ def test_the_fingerprint_switch_takes_effect(monkeypatch):
     canon = Canonicalizer(config)
     states = [state for _, state in walk(config, [3, 1, 4, 1, 5, 9, 2, 6])]
     fast = [canon.fingerprint(state, (1,))[0] for state in states]
-    monkeypatch.setattr(symmetry_module, "FINGERPRINTS_FROM_PARTS", False)
+    monkeypatch.setattr(SWITCHES, "fingerprints_from_parts", False)
     slow = [canon.fingerprint(state, (1,))[0] for state in states]
     assert slow == [canon.fingerprint_by_renaming(state, (1,)) for state in states]
     assert slow != fast
     # the explorer's calls switch too: its graph is keyed by fingerprint
     by_definition = set(explore(Scope(), "strict", max_states=200, graph=True).graph)
-    monkeypatch.setattr(symmetry_module, "FINGERPRINTS_FROM_PARTS", True)
+    monkeypatch.setattr(SWITCHES, "fingerprints_from_parts", True)
     by_parts = set(explore(Scope(), "strict", max_states=200, graph=True).graph)
     assert len(by_parts) == len(by_definition) > 200 and by_parts != by_definition
 

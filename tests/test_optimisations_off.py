@@ -34,18 +34,28 @@ import model.transitions as transitions
 import simulations.des.faults as faults
 import simulations.des.streams as streams
 from model import Code, reject
+from model.switches import SWITCHES
 
 ROOT = Path(__file__).resolve().parent.parent
 
 
 def switch_off(monkeypatch) -> None:
-    """The definitions instead of the fast paths (module switches that the compiled model and
-    explorer read on every call)."""
-    monkeypatch.setattr(transitions, "INCREMENTAL_STALL_MARKING", False)
-    monkeypatch.setattr(symmetry, "FINGERPRINTS_FROM_PARTS", False)
-    monkeypatch.setattr(properties, "QUIET_EVENTS_SKIPPED", False)
+    """The definitions instead of the fast paths (the model's `SWITCHES` and the DES's module
+    switches, which the compiled model, explorer and DES read on every call)."""
+    monkeypatch.setattr(SWITCHES, "incremental_stall_marking", False)
+    monkeypatch.setattr(SWITCHES, "fingerprints_from_parts", False)
+    monkeypatch.setattr(SWITCHES, "quiet_events_skipped", False)
     monkeypatch.setattr(streams, "SEEDS_WORKED_OUT", False)
     monkeypatch.setattr(faults, "FAULTS_ON_ONE_CLOCK", False)
+
+
+def test_every_module_reads_the_one_switches_object():
+    """The model's modules each hold `SWITCHES` itself (compiled, in a C static): switching an
+    attribute of it switches every reader, as the fingerprint switch's test shows for one."""
+    assert properties._SWITCHES is transitions._SWITCHES is symmetry._SWITCHES is SWITCHES
+    for name in ("fingerprints_from_parts", "incremental_stall_marking",
+                 "quiet_events_skipped"):
+        assert getattr(SWITCHES, name) is True
 
 
 def test_reduced_space_cells_are_the_same_without_the_speed_ups(tmp_path, monkeypatch):

@@ -5,9 +5,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from test_incremental import SYSTEMS, first_states, walk
 
-import model.symmetry as symmetry_module
 from model import initial_state
 from model.parts import identity_hash
+from model.switches import SWITCHES
 from model.symmetry import Canonicalizer, parts_of
 
 
@@ -25,11 +25,11 @@ def test_the_fingerprint_is_the_hash_of_the_state_under_the_renaming_named(syste
         assert 0 <= renaming < len(canon.renamings)
         renamed = canon.rename(state, *canon.renamings[renaming])
         assert identity_hash(parts_of(renamed), extra) == fp
-        symmetry_module.FINGERPRINTS_FROM_PARTS = False
+        SWITCHES.fingerprints_from_parts = False
         try:
             slow, slow_renaming, _ = canon.placed(state, extra)
         finally:
-            symmetry_module.FINGERPRINTS_FROM_PARTS = True
+            SWITCHES.fingerprints_from_parts = True
         assert slow == canon.fingerprint_by_renaming(state, extra)
         assert hash((canon.rename(state, *canon.renamings[slow_renaming]), extra)) == slow
 
