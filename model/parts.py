@@ -235,7 +235,9 @@ def _mixed_two(parts: Parts, cmap: Tuple[int, ...], imap: Tuple[int, ...], extra
         clients = th.finish(th.mix(th.mix(th.START, c0), c1), 2)
     instance_parts = parts.instances
     n = len(instance_parts)
-    if n == 2:
+    if n == 1:          # (one instance: nothing to place, no list built)
+        instances = th.finish(th.mix(th.START, _instance_lane(instance_parts[0], cmap)), 1)
+    elif n == 2:
         i0 = _instance_lane(instance_parts[0], cmap)
         i1 = _instance_lane(instance_parts[1], cmap)
         if imap[0]:
