@@ -38,17 +38,44 @@ def _instance_part(inst: Instance) -> Tuple[int, Tuple[int, ...]]:
 #: (its hash without its sessions' clients, those clients in token order)
 ClientParts = Tuple[Tuple[int, int, int], ...]
 InstanceParts = Tuple[Tuple[int, Tuple[int, ...]], ...]
-#: the naming fields' hash without names, and the names (clients, clients, instances)
-Naming = Tuple[int, Tuple[int, ...], Tuple[int, ...], Tuple[int, ...]]
+
+
+class Naming(Record):
+    """The naming fields' hash without names (`anon`), and the names: registry clients,
+    owners (clients), affinity instances (each in token order). A record: its hash, that of
+    the tuple of the four, is kept, and so is its hash renamed under each two-client renaming
+    asked (`_naming_lane`), which a successor sharing it does not compute again."""
+
+    __slots__ = ("anon", "clients", "owners", "instances", "_lanes", "_known")
+    _fields = ("anon", "clients", "owners", "instances")
+    anon: Final[int]
+    clients: Final[Tuple[int, ...]]
+    owners: Final[Tuple[int, ...]]
+    instances: Final[Tuple[int, ...]]
+    _lanes: List[int]   # by 2 * cmap[0] + imap[0]: the renamed hash, where `_known` has the bit
+    _known: int
+
+    def __init__(self, anon: int, clients: Tuple[int, ...], owners: Tuple[int, ...],
+                 instances: Tuple[int, ...]) -> None:
+        self.anon = anon
+        self.clients = clients
+        self.owners = owners
+        self.instances = instances
+        self._lanes = [0, 0, 0, 0]
+        self._known = 0
+        self._hash = UNHASHED
+
+    def _key(self) -> Tuple[Any, ...]:
+        return (self.anon, self.clients, self.owners, self.instances)
 
 
 def _naming_part(registry, owners, affinity) -> Naming:
     """The naming fields' hash without names, and the names: registry clients, owners,
     affinity instances (each in token order)."""
-    return (hash((tuple([(t, r.anon_hash()) for t, r in registry]),
-                  tuple([t for t, _ in owners]), tuple([t for t, _ in affinity]))),
-            tuple([r.client for _, r in registry]), tuple([o for _, o in owners]),
-            tuple([i for _, i in affinity]))
+    return Naming(hash((tuple([(t, r.anon_hash()) for t, r in registry]),
+                        tuple([t for t, _ in owners]), tuple([t for t, _ in affinity]))),
+                  tuple([r.client for _, r in registry]), tuple([o for _, o in owners]),
+                  tuple([i for _, i in affinity]))
 
 
 class Parts(Record):
@@ -150,8 +177,8 @@ def renamed_hash(parts: Parts, cmap: Tuple[int, ...], imap: Tuple[int, ...],
         instances[imap[k]] = (ih, _renamed(refs, cmap))
     naming = parts.naming
     return hash((tuple(clients), tuple(instances), parts.plain,
-                 (naming[0], _renamed(naming[1], cmap), _renamed(naming[2], cmap),
-                  _renamed(naming[3], imap)),
+                 (naming.anon, _renamed(naming.clients, cmap), _renamed(naming.owners, cmap),
+                  _renamed(naming.instances, imap)),
                  imap[parts.pointer] if pointer else parts.pointer, extra))
 
 
@@ -182,8 +209,8 @@ def renamed_hash_two(parts: Parts, cmap: Tuple[int, ...], imap: Tuple[int, ...],
         instances = tuple(placed)
     naming = parts.naming
     return hash(((c1, c0) if cmap[0] else (c0, c1), instances, parts.plain,
-                 (naming[0], _renamed(naming[1], cmap), _renamed(naming[2], cmap),
-                  _renamed(naming[3], imap)),
+                 (naming.anon, _renamed(naming.clients, cmap), _renamed(naming.owners, cmap),
+                  _renamed(naming.instances, imap)),
                  imap[parts.pointer] if pointer else parts.pointer, extra))
 
 
@@ -205,11 +232,21 @@ def _instance_lane(part: Tuple[int, Tuple[int, ...]], cmap: Tuple[int, ...]) -> 
 
 
 def _naming_lane(naming: Naming, cmap: Tuple[int, ...], imap: Tuple[int, ...]) -> i64:
-    """The hash of the naming part renamed."""
-    acc = th.mix(th.START, th.int_lane(naming[0]))
-    acc = th.mix(acc, th.renamed_ints(naming[1], cmap))
-    acc = th.mix(acc, th.renamed_ints(naming[2], cmap))
-    return th.finish(th.mix(acc, th.renamed_ints(naming[3], imap)), 4)
+    """The hash of the naming part renamed (two clients): kept in `naming` where there are at
+    most two instances (the renaming is then known by where it sends client 0 and instance 0)."""
+    slot = -1
+    if len(imap) <= 2:
+        slot = 2 * cmap[0] + imap[0]
+        if naming._known >> slot & 1:
+            return naming._lanes[slot]
+    acc = th.mix(th.START, th.int_lane(naming.anon))
+    acc = th.mix(acc, th.renamed_ints(naming.clients, cmap))
+    acc = th.mix(acc, th.renamed_ints(naming.owners, cmap))
+    lane = th.finish(th.mix(acc, th.renamed_ints(naming.instances, imap)), 4)
+    if slot >= 0:
+        naming._lanes[slot] = lane
+        naming._known |= 1 << slot
+    return lane
 
 
 def _outer(clients: i64, instances: i64, parts: Parts, naming: i64, pointer: int,

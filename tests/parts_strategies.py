@@ -2,7 +2,7 @@
 states or not, with equal hashes, sessions and streams in every combination."""
 from hypothesis import strategies as st
 
-from model.parts import Parts
+from model.parts import Naming, Parts
 
 #: few values, so that ties are common (big ones are boxed when compiled)
 TIED_HASHES = st.sampled_from([-3, 5, 2**62 + 1, 2**63 - 7])
@@ -20,8 +20,8 @@ def parts_of_clients(draw, instances, clients=2, hashes=TIED_HASHES):
     client_parts = tuple((draw(hashes), ident, draw(st.integers(-1, instances - 1)))
                          for ident in draw(st.permutations(range(clients))))
     insts = tuple((draw(hashes), draw(refs)) for _ in range(instances))
-    naming = (draw(hashes), draw(refs), draw(refs),
-              tuple(draw(st.lists(st.integers(0, instances - 1), max_size=2))))
+    naming = Naming(draw(hashes), draw(refs), draw(refs),
+                    tuple(draw(st.lists(st.integers(0, instances - 1), max_size=2))))
     return Parts(client_parts, insts, draw(hashes), naming,
                  draw(st.integers(0, instances - 1)))
 
