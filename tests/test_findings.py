@@ -1,5 +1,7 @@
 """A search's findings bookkeeping (`simulations.explore.findings`): what it records from any
 sequence of transitions' hits is what recording each hit by its (name, cause) key records."""
+import gc
+
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -8,7 +10,7 @@ from model.properties import COST, PROPERTIES, SAFETY, SOMETIMES
 from simulations.explore.columns import IntColumn
 from simulations.explore.findings import Findings
 from simulations.explore.scope import Scope
-from simulations.explore.search import Exploration
+from simulations.explore.search import Exploration, explore, explore_together
 from simulations.explore.verdict import Finding
 
 CONFIG = Scope().system
@@ -43,14 +45,17 @@ hit_of = st.builds(lambda k, cause, detail: (READ[k], Hit(1, cause, detail)),
 @given(st.lists(st.tuples(st.integers(0, 4), st.sampled_from(["x", "y"]),
                           st.lists(hit_of, max_size=5)), max_size=25))
 def test_recorded_findings_are_the_definition_s(steps):
-    fps = IntColumn()
-    for v in (11, -12, 13, 2**62, -(2**63)):
+    fps, parent, via = IntColumn(), IntColumn(), IntColumn()
+    actions = ["x0", "x1"]
+    for k, v in enumerate((11, -12, 13, 2**62, -(2**63))):  # a chain: node k's parent is k - 1
         fps.append(v)
+        parent.append(k - 1)
+        via.append(-1 if k == 0 else k % 2)
 
     def path(u):
-        return [f"step{k}" for k in range(u)]
+        return [actions[k % 2] for k in range(1, u + 1)]
     result = Exploration(Scope(), "strict", True)
-    findings = Findings(result, CONFIG, fps, path)
+    findings = Findings(result, CONFIG, fps, parent, via, actions)
     for u, action, hits in steps:
         findings.record(u, action, hits)
     assert (result.sometimes, result.costs, result.by_cause, result.violations) == \
@@ -60,3 +65,18 @@ def test_recorded_findings_are_the_definition_s(steps):
         kind = next(p.kind for p in PROPERTIES if p.name == name)
         assert kind in (SOMETIMES, COST)
         assert result.sometimes.get(name) is True or name in result.costs
+
+
+def test_a_search_leaves_no_reference_cycle():
+    """Searches run with the cyclic collector paused (`cyclic_gc_paused`): a cycle through a
+    search (its findings once held a bound method of it) would keep it and all it holds alive
+    until a collection that may not come before the next search. Reference counting alone must
+    free everything a search, alone or with others, leaves behind."""
+    gc.collect()
+    gc.disable()
+    try:
+        explore(Scope(), "strict", max_states=2000)
+        explore_together(Scope(), ["strict", "sdk"], max_states=2000)
+        assert gc.collect() == 0
+    finally:
+        gc.enable()

@@ -15,7 +15,7 @@ nothing to any verdict, and the explorer may skip it (`Dominance`, `subsumption`
 """
 from __future__ import annotations
 
-from typing import Any, Dict, FrozenSet, List, Tuple
+from typing import Any, Dict, Final, FrozenSet, List, Tuple
 
 from model import Drain, Stop
 from model import tuple_hash as th
@@ -24,7 +24,7 @@ from .liveness import FAIR_KINDS
 from .scope import BUDGET_NAMES, BUDGETED
 
 Budget = Tuple[int, ...]
-_SPEND: Dict[type, int] = {kind: BUDGET_NAMES.index(name) for name, kind in BUDGETED.items()}
+_SPEND: Final[Dict[type, int]] = {kind: BUDGET_NAMES.index(name) for name, kind in BUDGETED.items()}
 #: indices of the budgets a fair transition may spend: Init's, and Stop's (the stop that
 #: completes a drain is fair)
 FAIR: Tuple[int, ...] = tuple(i for i, name in enumerate(BUDGET_NAMES)
@@ -65,11 +65,11 @@ def covers(more: Budget, less: Budget) -> bool:
 class Remaining:
     """One distinct tuple of budgets left, as `Budgets` keeps it: the tuple, its fair budgets,
     its others (`unfair`) and their id, the action kinds it exhausts (`without`), and what
-    spending each action kind leaves (`after`, filled as asked). A frontier state carries one,
-    so its exhausted kinds are an attribute and a spend is a lookup by action kind: the tuple
-    is never hashed again. Invariant: `without == exhausted(budget)`,
+    spending each budgeted action kind leaves (`after`, filled as asked). A frontier state
+    carries one, so its exhausted kinds are an attribute and a spend is a lookup by action
+    kind: the tuple is never hashed again. Invariant: `without == exhausted(budget)`,
     `(fair, unfair) == split(budget)`, and `after[kind]` is what `Budgets.split` keeps for
-    `spend(budget, action)` of an action of that kind."""
+    `spend(budget, action)` of an action of that kind, never this `Remaining` itself."""
 
     def __init__(self, budget: Budget, fair: Budget, unfair: Budget, uid: int) -> None:
         self.budget = budget
@@ -107,10 +107,14 @@ class Budgets:
         return known
 
     def spend(self, left: Remaining, action: object) -> Remaining:
-        """`split(spend(left.budget, action))`, remembered in `left` per action kind."""
+        """`split(spend(left.budget, action))`, remembered in `left` per action kind that
+        spends a budget (`left` itself for any other kind: a `Remaining` never refers to
+        itself, so budgets dropped are freed without the cyclic collector)."""
         kind = type(action)
         known = left.after.get(kind)
         if known is None:
+            if kind not in _SPEND:
+                return left
             known = left.after[kind] = self.split(spend(left.budget, action))
         return known
 

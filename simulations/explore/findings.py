@@ -4,11 +4,13 @@ first of any cause), and the first transition its gate raised on.
 
 A trace is found from the search's visited set only when something is first recorded; a hit
 with nothing new to record (a situation seen, a cost kept, a cause found) costs a set lookup by
-name, no tuple built.
+name, no tuple built. `Findings` holds the search's columns, not the search: no reference
+cycle, so the search and all it holds are freed when it is dropped, with the cyclic collector
+paused as searches run.
 """
 from __future__ import annotations
 
-from typing import Any, Callable, Dict, Final, List, Optional, Set, Tuple
+from typing import Any, Dict, Final, List, Optional, Set, Tuple
 
 from model import GateError, SystemConfig
 from model.properties import COST, PROPERTIES, SAFETY, SOMETIMES, Hit, Property
@@ -24,14 +26,25 @@ _COST: Final = COST
 _SAFETY: Final = SAFETY
 
 
-class Findings:
-    """The bookkeeping of one search's findings. `fps` is the search's fingerprint column and
-    `path(idx)` the actions from the initial state to its node `idx`. Invariant: a name is in
-    `settled` once its situation was seen or its cost kept, and `causes[name]` holds the causes
-    of `result.by_cause` for that safety property."""
+def path_to(idx: int, parent: IntColumn, via: IntColumn, actions: List[object]) -> List[object]:
+    """The actions from the initial state to node `idx` of a search whose columns are `parent`
+    (each node's parent, -1 for the initial state) and `via` (the index in `actions` of the
+    action taken from it)."""
+    path: List[object] = []
+    while parent[idx] >= 0:
+        path.append(actions[via[idx]])
+        idx = parent[idx]
+    return path[::-1]
 
-    def __init__(self, result: Any, config: SystemConfig, fps: IntColumn,
-                 path: Callable[[int], List[object]]) -> None:
+
+class Findings:
+    """The bookkeeping of one search's findings, over its columns (`fps`: each node's
+    fingerprint; `parent`, `via`, `actions`: see `path_to`). Invariant: a name is in `settled`
+    once its situation was seen or its cost kept, and `causes[name]` holds the causes of
+    `result.by_cause` for that safety property."""
+
+    def __init__(self, result: Any, config: SystemConfig, fps: IntColumn, parent: IntColumn,
+                 via: IntColumn, actions: List[object]) -> None:
         self.result = result
         result.sometimes = {p.name: (False if p.applies(config) else None)
                             for p in PROPERTIES if p.kind == SOMETIMES}
@@ -43,7 +56,13 @@ class Findings:
         self.settled: Set[str] = set()
         self.causes: Dict[str, Set[str]] = {}
         self.fps = fps
-        self.path = path
+        self.parent = parent
+        self.via = via
+        self.actions = actions
+
+    def path(self, idx: int) -> List[object]:
+        """The actions from the initial state to node `idx`."""
+        return path_to(idx, self.parent, self.via, self.actions)
 
     def record(self, u: int, action: object, hits: List[Tuple[Property, Hit]]) -> None:
         """Findings, costs and sometimes situations of one transition from node `u`."""

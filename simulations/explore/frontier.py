@@ -34,7 +34,7 @@ from model.transitions import successor
 
 from .budgets import Budget, Budgets, Dominance, Remaining
 from .columns import IntColumn
-from .findings import Findings
+from .findings import Findings, path_to
 from .liveness import LivenessGraph, is_fair
 from .scope import Scope
 from .shared import Known, Outcome, ReconnectShare, SharedTransitions
@@ -87,9 +87,10 @@ class Search:
         #                                     for every node not first in its class
         self.parent = IntColumn()
         self.via = IntColumn()
-        self.findings = Findings(result, self.config, self.fps, self.path)
         self.actions: List[object] = []
         self.action_ids: Dict[object, int] = {}
+        self.findings = Findings(result, self.config, self.fps, self.parent, self.via,
+                                 self.actions)
         # Classes (a model state with its fair budgets: budgets.py): class fingerprint ->
         # class index; the liveness graph is over classes.
         self.classes: Dict[int, int] = {}
@@ -176,11 +177,7 @@ class Search:
 
     def path(self, idx: int) -> List[object]:
         """The actions from the initial state to node `idx`."""
-        actions: List[object] = []
-        while self.parent[idx] >= 0:
-            actions.append(self.actions[self.via[idx]])
-            idx = self.parent[idx]
-        return actions[::-1]
+        return path_to(idx, self.parent, self.via, self.actions)
 
     def _outcome(self, state: State, budget: Remaining, parts: Parts, action: object, u: int,
                  fp: int, decided: Optional[Decision] = None,
@@ -335,7 +332,7 @@ class Search:
                         if vc < 0:
                             vc = classes[class_fp]
                         following.append((new_state, outcome.spent, v, new_parts, depth + 1,
-                                         new_fp, vc, outcome.renaming))
+                                          new_fp, vc, outcome.renaming))
                 if fair_edges and is_fair(action, state):
                     live.add_edge(uc, vc)
             if whole:
