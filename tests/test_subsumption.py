@@ -9,7 +9,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from optimisation_support import reduced_cells
 
-from model import initial_state, resolve_gate
+from model import Deliver, initial_state, resolve_gate
 from model.transitions import successor
 from simulations.explore.budgets import (
     FAIR,
@@ -106,6 +106,9 @@ def test_the_remembered_budgets_are_the_budget_functions(steps):
         spent = budgets.spend(left, action)
         assert spent is budgets.split(spend(raw, action))
         assert spent is budgets.spend(left, action) and left.after[kind] is spent
+        # a kind that spends no budget leaves the budgets as they are, not kept in `after`:
+        # a Remaining never refers to itself (no cycle for the paused collector to miss)
+        assert budgets.spend(left, Deliver(0)) is left and Deliver not in left.after
     assert sorted(budgets.unfair_ids.values()) == list(range(len(budgets.unfair_ids)))
 
 
