@@ -75,7 +75,7 @@ def test_a_fingerprint_is_the_hash_of_the_class_and_the_unfair_budgets(budgets, 
     kept = Budgets()
     for budget in budgets:
         left = kept.split(budget)
-        assert kept.fingerprint(class_fp, left.unfair, left.uid) == hash((class_fp, left.unfair))
+        assert kept.fingerprint(class_fp, left) == hash((class_fp, left.unfair))
 
 
 def an_action(kind):

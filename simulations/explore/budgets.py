@@ -118,13 +118,13 @@ class Budgets:
             known = left.after[kind] = self.split(spend(left.budget, action))
         return known
 
-    def fingerprint(self, class_fp: int, unfair: Budget, uid: int) -> int:
-        """hash((class_fp, unfair)), a state's fingerprint from its class's and its unfair
-        budgets (of id `uid`): compiled, from the tuple's hash kept with its id, no pair built
-        and the budgets not hashed again."""
+    def fingerprint(self, class_fp: int, left: Remaining) -> int:
+        """hash((class_fp, left.unfair)), a state's fingerprint from its class's and its unfair
+        budgets: compiled, from the tuple's hash kept with its id, no pair built and the
+        budgets not hashed again."""
         if th.NATIVE:
-            return th.pair(class_fp, self.unfair_hashes[uid])
-        return hash((class_fp, unfair))
+            return th.pair(class_fp, self.unfair_hashes[left.uid])
+        return hash((class_fp, left.unfair))
 
 
 class Dominance:

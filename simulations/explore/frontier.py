@@ -113,7 +113,7 @@ class Search:
         state0 = initial_state(self.config)
         left0 = self.budgets.split(scope.budgets())
         class0, renaming0, parts0 = self.canon.placed(state0, left0.fair)
-        fp0 = self.budgets.fingerprint(class0, left0.unfair, left0.uid)
+        fp0 = self.budgets.fingerprint(class0, left0)
         idx0 = self.add_node(fp0, class0, left0.unfair, left0.uid, state0, -1, None, 0)
         self.frontier.append((state0, left0, idx0, parts0, 0, fp0, self.classes[class0],
                               renaming0))
@@ -192,13 +192,12 @@ class Search:
             self.findings.gate_raised(exc, u, action, fp)
             return None
         spent = self.budgets.spend(budget, action)
-        unfair, uid = spent.unfair, spent.uid
         hits: List[Tuple[Property, Hit]] = []
         for event in events:
             add_hits(event, hits)   # the pairs as they are, into one list for the transition
         class_fp, renaming, new_parts = self.canon.placed(new_state, spent.fair, state, parts)
-        return Outcome(new_state, spent, self.budgets.fingerprint(class_fp, unfair, uid),
-                       new_parts, hits, class_fp, unfair, uid, renaming)
+        return Outcome(new_state, spent, self.budgets.fingerprint(class_fp, spent), new_parts,
+                       hits, class_fp, renaming)
 
     def _shared_reconnect(self, state: State, budget: Remaining, parts: Parts, action: Reconnect,
                           u: int, fp: int, known: Known, k: int,
@@ -232,12 +231,12 @@ class Search:
         """Nothing was offered, or only without the successor, which is new to this search:
         compute the outcome here."""
         return offered is None or (offered.state is None
-                                   and not self.visited(offered.class_fp, offered.unfair_id))
+                                   and not self.visited(offered.class_fp, offered.spent.uid))
 
     def offer(self, outcome: Outcome) -> Outcome:
         """`outcome` as the layer keeps it for the other searches: without its successor
         where this search had visited it."""
-        if self.visited(outcome.class_fp, outcome.unfair_id):
+        if self.visited(outcome.class_fp, outcome.spent.uid):
             return outcome.without_successor()
         return outcome
 
@@ -305,8 +304,8 @@ class Search:
                 if outcome is None:
                     whole = False
                     continue
-                new_fp, class_fp, unfair = outcome.fp, outcome.class_fp, outcome.unfair
-                uid = outcome.unfair_id
+                new_fp, class_fp, spent = outcome.fp, outcome.class_fp, outcome.spent
+                unfair, uid = spent.unfair, spent.uid
                 self.transitions += 1
                 kind = type(action)
                 kinds[kind] = kinds.get(kind, 0) + 1
@@ -331,7 +330,7 @@ class Search:
                                           action, depth + 1)
                         if vc < 0:
                             vc = classes[class_fp]
-                        following.append((new_state, outcome.spent, v, new_parts, depth + 1,
+                        following.append((new_state, spent, v, new_parts, depth + 1,
                                           new_fp, vc, outcome.renaming))
                 if fair_edges and is_fair(action, state):
                     live.add_edge(uc, vc)

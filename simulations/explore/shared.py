@@ -29,40 +29,37 @@ from model.properties import Hit, Property
 from model.state import State
 from model.symmetry import Parts
 
-from .budgets import Budget, Budgets, Remaining
+from .budgets import Budgets, Remaining
 
 
 class Outcome:
     """What a transition led to: the successor, its budgets left (`spent`), its fingerprint,
-    its fingerprint parts, the (property, hit) pairs of its events, its class's fingerprint,
-    its unfair budgets and their id (in the searches' shared `Budgets`), and the renaming the
-    class fingerprint was taken under (an index in `Canonicalizer.renamings`). As a layer's searches
+    its fingerprint parts, the (property, hit) pairs of its events, its class's fingerprint
+    (its unfair budgets and their id are `spent`'s, in the searches' shared `Budgets`), and the
+    renaming the class fingerprint was taken under (an index in `Canonicalizer.renamings`). As
+    a layer's searches
     share it (`Search.offer`), `state` and `parts` are None when the search that computed it
     had visited the successor already, so that a layer keeps alive only successors some
     frontier holds anyway; a search for which such a successor is new computes the outcome
     again. A class, not a tuple: compiled, every read of a tuple type's item from a list or a
     dict checks and unpacks all of them."""
 
-    __slots__ = ("state", "spent", "fp", "parts", "hits", "class_fp", "unfair", "unfair_id",
-                 "renaming")
+    __slots__ = ("state", "spent", "fp", "parts", "hits", "class_fp", "renaming")
 
     def __init__(self, state: Optional[State], spent: Remaining, fp: int, parts: Optional[Parts],
-                 hits: List[Tuple[Property, Hit]], class_fp: int, unfair: Budget,
-                 unfair_id: int, renaming: int) -> None:
+                 hits: List[Tuple[Property, Hit]], class_fp: int, renaming: int) -> None:
         self.state = state
         self.spent = spent
         self.fp = fp
         self.parts = parts
         self.hits = hits
         self.class_fp = class_fp
-        self.unfair = unfair
-        self.unfair_id = unfair_id
         self.renaming = renaming
 
     def without_successor(self) -> Outcome:
         """The same outcome, its successor and parts left out (None)."""
-        return Outcome(None, self.spent, self.fp, None, self.hits, self.class_fp, self.unfair,
-                       self.unfair_id, self.renaming)
+        return Outcome(None, self.spent, self.fp, None, self.hits, self.class_fp,
+                       self.renaming)
 
 
 #: what the searches of one layer know of a state's actions: per action its outcome (None until
