@@ -201,10 +201,16 @@ class ForeignCursor(Record):
     def __init__(self, client: int, donor: int) -> None:
         self.client = client
         self.donor = donor
-        self._hash = UNHASHED
 
     def _key(self) -> Tuple[Any, ...]:
         return (self.client, self.donor)
+
+    def __hash__(self) -> int:
+        return (self.client * _NAMES + self.donor) * _KINDS + _KIND_OF[type(self)]
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, ForeignCursor) and other.client == self.client and \
+            other.donor == self.donor
 
 
 class Compact(Record):
@@ -218,10 +224,17 @@ class Compact(Record):
     def __init__(self, instance: Optional[int], token: int) -> None:
         self.instance = instance
         self.token = token
-        self._hash = UNHASHED
 
     def _key(self) -> Tuple[Any, ...]:
         return (self.instance, self.token)
+
+    def __hash__(self) -> int:
+        return (_name_or_none(self.instance) * _NAMES + self.token) * _KINDS + \
+            _KIND_OF[type(self)]
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Compact) and other.instance == self.instance and \
+            other.token == self.token
 
 
 class Expire(Record):
@@ -239,10 +252,22 @@ class Expire(Record):
         self.instance = instance
         self.client = client
         self.msg = msg
-        self._hash = UNHASHED
 
     def _key(self) -> Tuple[Any, ...]:
         return (self.instance, self.client, self.msg)
+
+    def __hash__(self) -> int:
+        return ((_name_or_none(self.instance) * _NAMES + self.client) * _NAMES + self.msg) \
+            * _KINDS + _KIND_OF[type(self)]
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Expire) and other.instance == self.instance and \
+            other.client == self.client and other.msg == self.msg
+
+
+def _name_or_none(instance: Optional[int]) -> int:
+    """An optional instance as a name for a hash: 0 for None (shared), its index + 1 else."""
+    return 0 if instance is None else instance + 1
 
 
 class Arrive(Record):
@@ -271,13 +296,15 @@ SESSION_ONLY: FrozenSet[type] = frozenset({Persist, Reconnect, ForeignCursor, Ev
 #: ... and those the tasks transport has no use for: a task handle is persisted and polled (a
 #: `Reconnect` is a poll), but there is no session to evict or buffer to compact
 NOT_FOR_TASKS: FrozenSet[type] = frozenset({ForeignCursor, Evict, Compact})
-#: each kind's number (its place in ACTIONS), which the hash of a client's, an instance's, a
-#: session's or a routed action folds in below its names: actions of different kinds on the
-#: same names hash apart (a tuple of the names alone would not: `Deliver(0)`, `Persist(0)`,
-#: `Stop(0)`, `Emit(0)`... would share one hash and one chain of probes in a dict of actions),
-#: and the values are the same in every process. The kind is the hash modulo _KINDS, never
-#: _KINDS - 1, so no hash is -1 (which CPython takes for an error), whatever the names.
-#: The sum is cheap, so it is computed at every call: these actions keep no `_hash`.
+#: each kind's number (its place in ACTIONS), which the hash of every action but `Arrive`
+#: folds in below its names (an instance that may be None, shared, counts as its index + 1):
+#: actions of different kinds on the same names hash apart (a tuple of the names alone would
+#: not: `Deliver(0)`, `Persist(0)`, `Stop(0)`, `Emit(0)`... would share one hash and one chain
+#: of probes in a dict of actions), and the values are the same in every process. The kind is
+#: the hash modulo _KINDS, never _KINDS - 1, so no hash is -1 (which CPython takes for an
+#: error), whatever the names. The sum is cheap, so it is computed at every call: these
+#: actions keep no `_hash`, and equality compares their fields, not tuples of them (a search
+#: looks every action up in a dict of the actions it has met).
 _KIND_OF: Final[Dict[type, int]] = {kind: k for k, kind in enumerate(ACTIONS.values())}
 _KINDS: Final = 32
 #: names below _NAMES (clients, instances, tokens) give distinct hashes to distinct actions;
@@ -312,7 +339,8 @@ def enabled_actions(state: State, config: SystemConfig,
     for c, client in enumerate(state.clients):
         if client.phase == "gone":
             continue
-        if init and client.phase in ("new", "needs_init") and work_start(config, client) < \
+        if init and (client.phase == "new" or client.phase == "needs_init") and \
+                work_start(config, client) < \
                 config.messages_per_session:
             for i in route_choices(state, config, None):
                 out.append(Init(c, i))
@@ -353,7 +381,7 @@ def enabled_actions(state: State, config: SystemConfig,
     for i, inst in enumerate(state.instances):
         if drain and inst.status == "up":
             out.append(Drain(i))
-        if stop and inst.status in ("up", "draining"):
+        if stop and (inst.status == "up" or inst.status == "draining"):
             out.append(Stop(i))
         if inst.status == "down":
             out.append(Start(i))

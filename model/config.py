@@ -179,7 +179,7 @@ class SystemConfig:
     def keeps_records(self) -> bool:
         """The servers keep records that `execution_record` places: execution records
         (idempotency keys) or task records."""
-        return self.transport in ("stateless+idempotency", "tasks")
+        return self.transport == "stateless+idempotency" or self.transport == "tasks"
 
     def is_result(self, index: int) -> bool:
         """Message `index` is a call's result (non-idempotent side effect when applied); the last

@@ -30,7 +30,7 @@ def mint(scheme: str, token: int, generation: int, seq: int, counter: int, seria
 def order_key(scheme: str, wire: WireId) -> Optional[int]:
     """The number a range check compares, or None where the scheme has no order (uuid).
     Tagged ids compare by sequence number only (a range-only gate ignores the tag)."""
-    if scheme in ("per_session", "global"):
+    if scheme == "per_session" or scheme == "global":
         return wire if isinstance(wire, int) else None
     if scheme == "tagged":
         tag = _tag(wire)

@@ -114,7 +114,7 @@ def waiting_cause(state: State, config: SystemConfig) -> Optional[str]:
     """Why some client waits (holds a session, idle or open, and lacks messages it was not told
     it lost): "idle", or how its open stream was admitted; None if nobody waits."""
     for client in state.clients:
-        if client.phase in ("idle", "open") and owes(config, client):
+        if (client.phase == "idle" or client.phase == "open") and owes(config, client):
             if client.phase == "idle":
                 return "idle"
             stream = client.stream
