@@ -131,7 +131,11 @@ CASES = {
     "bench on an unknown policy": (lambda t: ["bench", "explore", "--policy", "nope"],
                                    "unknown policy 'nope'"),
     "bench --instances with des": (lambda t: ["bench", "des", "--instances", "2"],
-                                   "goes with `bench explore` only"),
+                                   "goes with `bench explore` or `bench por`"),
+    "bench por --instances 0": (lambda t: ["bench", "por", "--instances", "0"],
+                                "--instances N (N >= 1) goes with"),
+    "bench por --repeats": (lambda t: ["bench", "por", "--repeats", "2"],
+                            "goes with `bench des` or `bench explore`"),
     "bench --repeats 0": (lambda t: ["bench", "des", "--repeats", "0"],
                           "--repeats N (N >= 1) goes with"),
     "bench sweep --repeats": (lambda t: ["bench", "sweep", "--repeats", "2"],
@@ -149,7 +153,8 @@ CASES = {
     "bench des --duration 0": (lambda t: ["bench", "des", "--duration", "0"],
                                "--duration must be > 0, got 0.0"),
     "bench sweep --policy": (lambda t: ["bench", "sweep", "--policy", "naive"],
-                             "--policy goes with `bench des`, `bench explore` or `bench scopes`"),
+                             "--policy goes with `bench des`, `bench explore`, `bench scopes` or "
+                             "`bench por`"),
     "run a gate on a stateless transport": (
         lambda t: ["run", CONFIG, "--set", "system.transport=\"stateless\""],
         "decides resumptions, and system.transport = 'stateless' has none"),

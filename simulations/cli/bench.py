@@ -15,7 +15,9 @@ TARGETS = {"des": "model transitions per CPU second in the DES engine vs bare Si
            "explore": "distinct states per CPU second of the explorer on the default scope",
            "sweep": "sweep runs per second with 1 and 2 local workers, parallel efficiency",
            "scopes": "states, wall time and peak memory of the explorer on larger scopes "
-                     "(more clients, restarts, instances, drops), each in a fresh process"}
+                     "(more clients, restarts, instances, drops), each in a fresh process",
+           "por": "transitions a sleep-set partial-order reduction could skip on the default "
+                  "scope (any action sleeping, or only never-fair ones, as liveness needs)"}
 
 
 def add_parser(verbs) -> None:
@@ -24,12 +26,14 @@ def add_parser(verbs) -> None:
                              f"{k}: {v}" for k, v in TARGETS.items()))
     p.add_argument("target", metavar="TARGET", help=", ".join(TARGETS))
     p.add_argument("--policy", default=None,
-                   help="des, explore, scopes: the policy the benchmark runs (default strict)")
+                   help="des, explore, scopes, por: the policy the benchmark runs (default "
+                        "strict)")
     p.add_argument("--duration", type=float, default=None,
                    help="des: simulated seconds of the benchmark's replication (default 3600)")
     p.add_argument("--instances", type=int, default=None, metavar="N",
                    help="explore: also explore the default scope with N instances in a fresh "
-                        "process and report its wall time and peak memory")
+                        "process and report its wall time and peak memory; por: measure the "
+                        "default scope with N instances (default 1)")
     p.add_argument("--repeats", type=int, default=None, metavar="N",
                    help="des, explore: measure the engine and its yardstick back to back N "
                         "times and report the median ratio (default: des 5, explore 3)")
@@ -52,13 +56,14 @@ def run(args: argparse.Namespace) -> int:
     if args.duration is not None and not args.duration > 0:
         raise UsageError(f"--duration must be > 0, got {args.duration}")
     if args.policy is not None and args.target == "sweep":
-        raise UsageError("--policy goes with `bench des`, `bench explore` or `bench scopes` "
-                         "(`bench sweep` runs the default sweep's every policy)")
+        raise UsageError("--policy goes with `bench des`, `bench explore`, `bench scopes` or "
+                         "`bench por` (`bench sweep` runs the default sweep's every policy)")
     args.policy = args.policy or "strict"
     args.duration = args.duration or 3600.0
     parse_policies(args.policy, one="a benchmark")
-    if args.instances is not None and (args.target != "explore" or args.instances < 1):
-        raise UsageError("--instances N (N >= 1) goes with `bench explore` only")
+    if args.instances is not None and \
+            (args.target not in ("explore", "por") or args.instances < 1):
+        raise UsageError("--instances N (N >= 1) goes with `bench explore` or `bench por`")
     if args.repeats is not None and (args.target not in ("des", "explore") or args.repeats < 1):
         raise UsageError("--repeats N (N >= 1) goes with `bench des` or `bench explore`")
     if (args.scope is not None or args.max_states is not None) and args.target != "scopes":
@@ -71,6 +76,8 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError(f"unknown scope {unknown[0]!r}; valid: {', '.join(known)}")
     if args.target == "scopes":
         return _scopes(args)
+    if args.target == "por":
+        return _por(args)
     repeats = {} if args.repeats is None else {"repeats": args.repeats}
     result = {"des": lambda: bench.des(args.policy, args.duration, **repeats),
               "explore": lambda: bench.explore_default(args.policy, **repeats),
@@ -85,6 +92,15 @@ def run(args: argparse.Namespace) -> int:
         builds += f"; {args.target} engine: {engine.BUILD}"
     print(json.dumps(result, sort_keys=True) if args.json
           else builds + "\n" + bench.text(args.target, result))
+    return 0
+
+
+def _por(args: argparse.Namespace) -> int:
+    from .. import bench_por
+    result = bench_por.por(args.policy, args.instances or 1)
+    result["model"] = model.BUILD
+    print(json.dumps(result, sort_keys=True) if args.json
+          else f"model: {model.BUILD}\n" + bench_por.text(result))
     return 0
 
 
