@@ -25,6 +25,7 @@ from typing import Optional, Tuple
 
 from model import native
 
+from . import profile_guided
 from .compiled_group import CompiledGroup
 from .des.native import DES
 from .explore.native import ENGINE
@@ -50,7 +51,7 @@ setup(name="model-native",
       ext_modules=mypycify(["--strict-equality", "--follow-imports=silent",
                             "--ignore-missing-imports"] + paths, opt_level="3",
                            separate=[(group_paths, name) for group_paths, name in groups]),
-      script_args=["build_ext", "--inplace"])
+      script_args=["build_ext", "--inplace"] + sys.argv[2:])
 """
 
 
@@ -112,8 +113,41 @@ def _swap(staged: Path, build_dir: Path) -> None:
     shutil.rmtree(old, ignore_errors=True)
 
 
-def build(force: bool = False) -> Outcome:
-    """Compile the model and the engine groups unless current builds exist (or `force`)."""
+def _setup(work: Path, groups: list, env: dict, *more: str) -> Optional[str]:
+    """Run the build in `work` (`more`: build_ext options); None if it built, else its errors
+    (or, mypyc failing on a note too, its notes)."""
+    done = subprocess.run([sys.executable, "-c", _SETUP, json.dumps(groups), *more],
+                          cwd=work, capture_output=True, text=True, env=env)
+    if done.returncode == 0:
+        return None
+    lines = (done.stdout + done.stderr).strip().splitlines()
+    tail = ([line for line in lines if ": note: " not in line] or lines)[-12:]
+    return "\n  ".join(tail)
+
+
+def _final_env(work: Path, groups: list, env: dict, profile: bool) -> Tuple[dict, Optional[str]]:
+    """The environment of the build to keep, and why it has no profile (None: it has one).
+    Where the compiler can, it adds `profile_guided.COMMON_FLAGS` and (with `profile`) the
+    profile of a training run on an instrumented build made first in `work`."""
+    unguided = profile_guided.unavailable()
+    if unguided is not None:
+        return env, unguided
+    env = profile_guided.with_flags(env, profile_guided.COMMON_FLAGS)
+    if not profile:
+        return env, "--no-profile"
+    failed = _setup(work, groups, profile_guided.with_flags(env, profile_guided.flags(
+        "generate", work)))
+    if failed:
+        return env, "the instrumented build failed: " + failed.splitlines()[-1].strip()
+    unguided = profile_guided.train(work)
+    if unguided is not None:
+        return env, unguided
+    return profile_guided.with_flags(env, profile_guided.flags("use", work)), None
+
+
+def build(force: bool = False, profile: bool = True) -> Outcome:
+    """Compile the model and the engine groups unless current builds exist (or `force`);
+    guided by a training run's profile where the compiler can and `profile` is True."""
     if not force and is_current():
         return Outcome(True, f"model: compiled build up to date ({BUILD_DIR})")
     missing = missing_toolchain()
@@ -134,14 +168,11 @@ def build(force: bool = False) -> Outcome:
         # -fwrapv: signed overflow wraps (model/tuple_hash.py relies on it; CPython's own
         # flags usually carry it already)
         env = {**os.environ, "CFLAGS": f"{os.environ.get('CFLAGS', '')} -fwrapv".strip()}
-        done = subprocess.run([sys.executable, "-c", _SETUP, json.dumps(groups)],
-                              cwd=work, capture_output=True, text=True, env=env)
-        if done.returncode != 0:
-            lines = (done.stdout + done.stderr).strip().splitlines()
-            # the errors, or (mypyc fails on a note too) the notes
-            tail = ([line for line in lines if ": note: " not in line] or lines)[-12:]
+        env, unguided = _final_env(work, groups, env, profile)
+        failed = _setup(work, groups, env, "--force")
+        if failed:
             return Outcome(False, "model: compilation failed, the Python sources are used:\n  "
-                           + "\n  ".join(tail))
+                           + failed)
         if _digests() != digests:
             return Outcome(False, "model: sources changed during the build; run it again")
         staged = [(_stage(work / "model", modules + [native.SHARED_LIBRARY], digests[0],
@@ -153,8 +184,9 @@ def build(force: bool = False) -> Outcome:
         _swap(built, build_dir)
     seconds = time.perf_counter() - started
     engines = sum(len(g.modules) for g in GROUPS)
+    guided = "profile-guided" if unguided is None else f"without a profile: {unguided}"
     return Outcome(True, f"model: compiled {len(modules)} modules and the engines' {engines} "
-                         f"with mypyc in {seconds:.0f} s ({BUILD_DIR}, "
+                         f"with mypyc in {seconds:.0f} s, {guided} ({BUILD_DIR}, "
                          + ", ".join(g.build_dir for g in GROUPS) + ")", seconds)
 
 
