@@ -145,6 +145,19 @@ def _final_env(work: Path, groups: list, env: dict, profile: bool) -> Tuple[dict
     return profile_guided.with_flags(env, profile_guided.flags("use", work)), None
 
 
+def _build_kept(work: Path, groups: list, env: dict,
+                profile: bool) -> Tuple[Optional[str], Optional[str]]:
+    """Make the build to keep in `work`: (its errors or None, why it has no profile or None).
+    A build that fails with the flags or the profile `_final_env` added is made again without
+    them, so that they never cost a compiled model."""
+    final, unguided = _final_env(work, groups, env, profile)
+    failed = _setup(work, groups, final, "--force")
+    if failed and final is not env:
+        unguided = "the build with GCC's flags failed: " + failed.splitlines()[-1].strip()
+        failed = _setup(work, groups, env, "--force")
+    return failed, unguided
+
+
 def build(force: bool = False, profile: bool = True) -> Outcome:
     """Compile the model and the engine groups unless current builds exist (or `force`);
     guided by a training run's profile where the compiler can and `profile` is True."""
@@ -168,8 +181,7 @@ def build(force: bool = False, profile: bool = True) -> Outcome:
         # -fwrapv: signed overflow wraps (model/tuple_hash.py relies on it; CPython's own
         # flags usually carry it already)
         env = {**os.environ, "CFLAGS": f"{os.environ.get('CFLAGS', '')} -fwrapv".strip()}
-        env, unguided = _final_env(work, groups, env, profile)
-        failed = _setup(work, groups, env, "--force")
+        failed, unguided = _build_kept(work, groups, env, profile)
         if failed:
             return Outcome(False, "model: compilation failed, the Python sources are used:\n  "
                            + failed)

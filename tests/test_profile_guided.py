@@ -100,3 +100,27 @@ def test_the_training_refuses_a_build_from_elsewhere(tmp_path):
     why = profile_guided.train(tmp_path)
     assert why.startswith("the training run failed: model.transitions ")
     assert "is not the build in" in why or "did not load compiled" in why
+
+
+def test_a_build_that_fails_with_the_flags_is_made_again_without_them(monkeypatch, tmp_path):
+    builds = []
+
+    def setup(work, groups, env, *more):
+        builds.append((env["CFLAGS"], more))
+        return "x.c:9: error: unknown flag" if "-fprofile-use" in env["CFLAGS"] else None
+    monkeypatch.setattr(profile_guided, "unavailable", lambda: None)
+    monkeypatch.setattr(profile_guided, "train", lambda work: None)
+    monkeypatch.setattr(compile_model, "_setup", setup)
+    failed, why = compile_model._build_kept(tmp_path, [], {"CFLAGS": "-fwrapv"}, True)
+    assert failed is None
+    assert why == "the build with GCC's flags failed: x.c:9: error: unknown flag"
+    # instrumented, guided (failed), then plain: the flags CPython builds with alone
+    assert [more for _, more in builds] == [(), ("--force",), ("--force",)]
+    assert builds[-1][0] == "-fwrapv"
+
+
+def test_a_build_that_fails_plain_reports_its_errors(monkeypatch, tmp_path):
+    monkeypatch.setattr(profile_guided, "unavailable", lambda: "the C compiler is not GCC (x)")
+    monkeypatch.setattr(compile_model, "_setup", lambda work, groups, env, *more: "boom")
+    assert compile_model._build_kept(tmp_path, [], {"CFLAGS": "-fwrapv"}, True) == \
+        ("boom", "the C compiler is not GCC (x)")
