@@ -5,13 +5,15 @@ compiler is GCC 11 or later: first instrumented, then (after `TRAINING` has run 
 in the scratch copy it was built in) with the profile it wrote, which tells the compiler which
 branches are taken and which calls are hot. Functions the training never ran are optimised as
 usual (`-fprofile-partial-training`), so a deployment it did not cover is no slower than without
-a profile. Every build, guided or not, also compiles with `COMMON_FLAGS`: calls between a
-group's own functions may be inlined and go straight to them, not through the dynamic linker.
+a profile. Every build by GCC 11 or later, guided or not, also compiles with `COMMON_FLAGS`:
+calls between a group's own functions may be inlined and go straight to them, not through the
+dynamic linker.
 
 The profile changes how the C code is laid out and inlined, never what it computes: the same
 states, verdicts, traces and DES records as the sources (tests/test_compiled.py compares). The
-training is deterministic (the same searches and replication), so two builds of the same sources
-get the same profile. If anything in it fails, the build goes on without a profile and says why.
+training is the same every time (the same searches and replication; only the interpreter's
+string hashing varies, and with it a few counts), so builds of the same sources get alike
+profiles. If anything in it fails, the build goes on without a profile and says why.
 """
 from __future__ import annotations
 
