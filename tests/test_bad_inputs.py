@@ -134,6 +134,8 @@ CASES = {
                                    "goes with `bench explore` or `bench por`"),
     "bench por --instances 0": (lambda t: ["bench", "por", "--instances", "0"],
                                 "--instances N (N >= 1) goes with"),
+    "bench por --instances 3": (lambda t: ["bench", "por", "--instances", "3"],
+                                "bench por measures 1 or 2 instances, got 3"),
     "bench por --repeats": (lambda t: ["bench", "por", "--repeats", "2"],
                             "goes with `bench des` or `bench explore`"),
     "bench --repeats 0": (lambda t: ["bench", "des", "--repeats", "0"],

@@ -33,7 +33,7 @@ def add_parser(verbs) -> None:
     p.add_argument("--instances", type=int, default=None, metavar="N",
                    help="explore: also explore the default scope with N instances in a fresh "
                         "process and report its wall time and peak memory; por: measure the "
-                        "default scope with N instances (default 1)")
+                        "default scope with N (1 or 2) instances (default 1)")
     p.add_argument("--repeats", type=int, default=None, metavar="N",
                    help="des, explore: measure the engine and its yardstick back to back N "
                         "times and report the median ratio (default: des 5, explore 3)")
@@ -64,6 +64,11 @@ def run(args: argparse.Namespace) -> int:
     if args.instances is not None and \
             (args.target not in ("explore", "por") or args.instances < 1):
         raise UsageError("--instances N (N >= 1) goes with `bench explore` or `bench por`")
+    if args.target == "por" and args.instances is not None and args.instances > 2:
+        raise UsageError(f"bench por measures 1 or 2 instances, got {args.instances}: it "
+                         "explores without symmetry reduction and keeps every state (2 "
+                         "instances are 1.65M states, 4 minutes and 3.6 GB; 3 are many times "
+                         "that)")
     if args.repeats is not None and (args.target not in ("des", "explore") or args.repeats < 1):
         raise UsageError("--repeats N (N >= 1) goes with `bench des` or `bench explore`")
     if (args.scope is not None or args.max_states is not None) and args.target != "scopes":
