@@ -35,10 +35,9 @@ from .actions import (
     Reconnect,
     Start,
     Stop,
-    enabled_actions,
-    is_enabled,
 )
 from .config import SystemConfig
+from .enabled import enabled_actions, is_enabled
 from .errors import ActionNotEnabled, ConfigError, GateError, ModelError
 from .monitor import PropertyMonitor, Report, check_history
 from .policies import NAMED_GATES, POLICIES, Gate, decide, resolve_gate, unknown_policy

@@ -27,7 +27,6 @@ from .actions import (
     Reconnect,
     Start,
     Stop,
-    is_enabled,
 )
 from .buffers import new_entry, record_event
 from .client_side import (
@@ -41,6 +40,7 @@ from .client_side import (
     persist,
 )
 from .config import SystemConfig
+from .enabled import is_enabled
 from .entries import Buffer, Item
 from .errors import ActionNotEnabled
 from .history import BufferCompacted, Emitted, InstanceChanged, SessionEvicted, StreamStalled
