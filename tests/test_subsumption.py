@@ -201,7 +201,8 @@ def test_every_visited_state_is_found_through_its_class(subsumption):
         reached.append((state, left))
         class_fp = search.canon.fingerprint(state, left.fair)[0]
         assert hash((class_fp, left.unfair)) == search.fps[idx]
-        klass = search.classes[class_fp]
+        klass = search.classes.get(class_fp)
+        assert klass >= 0
         assert search.node_of(klass, left.uid) == idx
         if search.first_of(klass) == idx:
             firsts.add(klass)

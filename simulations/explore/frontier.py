@@ -3,8 +3,9 @@ of one deployment under several gates share.
 
 A `Search` keeps only fingerprints, parent pointers and compact arrays for the liveness check
 for the states it visited (plus its frontier). A visited state is found through its class (one
-dict entry per class, `classes`): the class's first state, or for the rarer other states of a
-class a second dict (`others`), so a state costs a dict entry only as the first of its class.
+entry per class in a `FingerprintIndex`, `classes`): the class's first state, or for the rarer
+other states of a class a dict (`others`), so a state costs an entry only as the first of its
+class.
 `expand_layer(depth)` expands every frontier state at that depth in the order they were
 reached, so a search driven layer by layer visits, finds and records exactly what it would in
 one loop.
@@ -13,7 +14,9 @@ Searches of one scope under several gates share the outcomes of a layer (`shared
 """
 from __future__ import annotations
 
-from typing import Any, Dict, Final, List, Optional, Set, Tuple, cast
+from typing import Any, Dict, Final, List, Optional, Set, Tuple, cast, final
+
+from mypy_extensions import i64
 
 from model import (
     Decision,
@@ -35,6 +38,7 @@ from model.transitions import successor
 from .budgets import Budget, Budgets, Dominance, Remaining
 from .columns import IntColumn
 from .findings import Findings, path_to
+from .fingerprint_index import FingerprintIndex
 from .liveness import LivenessGraph, is_fair
 from .scope import Scope
 from .shared import Known, Outcome, ReconnectShare, SharedTransitions
@@ -53,10 +57,25 @@ def _other_key(klass: int, uid: int) -> int:
     return (klass << 31) | uid
 
 
-#: a frontier entry: (state, budgets left, its node index, fingerprint parts, depth, its
-#: fingerprint, its class index, the renaming its class fingerprint is the hash under); the
-#: last three carried along, not read back from the columns
-Entry = Tuple[State, Remaining, int, Parts, int, int, int, int]
+@final
+class Entry:
+    """A state waiting in the frontier: the state, its budgets left and fingerprint parts, its
+    node index, depth, fingerprint, class index and the renaming its class fingerprint is the
+    hash under (carried along, not read back from the columns). Compiled, the four ints are
+    held unboxed: about 100 bytes an entry fewer than a tuple of them with their int
+    objects."""
+    __slots__ = ("state", "budget", "parts", "node", "depth", "fp", "klass", "renaming")
+
+    def __init__(self, state: State, budget: Remaining, parts: Parts, node: i64, depth: i64,
+                 fp: i64, klass: i64, renaming: i64) -> None:
+        self.state = state
+        self.budget = budget
+        self.parts = parts
+        self.node = node
+        self.depth = depth
+        self.fp = fp
+        self.klass = klass
+        self.renaming = renaming
 
 
 class Search:
@@ -93,7 +112,7 @@ class Search:
                                  self.actions)
         # Classes (a model state with its fair budgets: budgets.py): class fingerprint ->
         # class index; the liveness graph is over classes.
-        self.classes: Dict[int, int] = {}
+        self.classes = FingerprintIndex()
         self.live = LivenessGraph()
         self.dominance = Dominance()
         self.subsumed: Set[int] = set()      # fingerprints of the states skipped: covered
@@ -115,8 +134,8 @@ class Search:
         class0, renaming0, parts0 = self.canon.placed(state0, left0.fair)
         fp0 = self.budgets.fingerprint(class0, left0)
         idx0 = self.add_node(fp0, class0, left0.unfair, left0.uid, state0, -1, None, 0)
-        self.frontier.append((state0, left0, idx0, parts0, 0, fp0, self.classes[class0],
-                              renaming0))
+        self.frontier.append(Entry(state0, left0, parts0, idx0, 0, fp0,
+                                   self.classes.get(class0), renaming0))
 
     @property
     def active(self) -> bool:
@@ -131,9 +150,9 @@ class Search:
             raise OverflowError(f"unfair budgets id {uid} is not below 2**31")
         idx = len(self.fps)
         klass = self.classes.get(class_fp)
-        if klass is None:
-            klass = self.classes[class_fp] = self.live.add_class(
-                waiting_cause(state, self.config))
+        if klass < 0:
+            klass = self.live.add_class(waiting_cause(state, self.config))
+            self.classes.put(class_fp, klass)
             self.class_first.append((idx << 31) | uid)
             if self.subsumption:
                 self.dominance.add_class(unfair)
@@ -180,7 +199,7 @@ class Search:
         return path_to(idx, self.parent, self.via, self.actions)
 
     def _outcome(self, state: State, budget: Remaining, parts: Parts, action: object, u: int,
-                 fp: int, decided: Optional[Decision] = None,
+                 fp: i64, decided: Optional[Decision] = None,
                  question: Optional[Tuple[ResumeRequest, ServerView]] = None
                  ) -> Optional[Outcome]:
         """Apply `action` (a Reconnect with its gate's decision `decided` on `question`, when
@@ -200,7 +219,7 @@ class Search:
                        hits, class_fp, renaming)
 
     def _shared_reconnect(self, state: State, budget: Remaining, parts: Parts, action: Reconnect,
-                          u: int, fp: int, known: Known, k: int,
+                          u: int, fp: i64, known: Known, k: int,
                           shared: SharedTransitions) -> Optional[Outcome]:
         """A Reconnect's outcome under this search's gate: the one another search computed for
         a decision with the same consequence, else computed here and offered; None if the gate
@@ -256,10 +275,12 @@ class Search:
                                  "SharedTransitions' budgets (Search(..., budgets=...))")
             shared.layer(depth)
         following = self.following
-        if frontier and frontier[-1][4] != depth:
+        if frontier and frontier[-1].depth != depth:
             return      # (not this search's next layer)
         while frontier and not self.cut:
-            state, budget, u, parts, _, fp, uc, renaming = frontier.pop()
+            head = frontier.pop()
+            state, budget, parts = head.state, head.budget, head.parts
+            u, fp, uc, renaming = head.node, head.fp, head.klass, head.renaming
             self.depth = depth
             if self.max_depth is not None and depth >= self.max_depth:
                 if not any("depth" in why for why in result.incomplete):
@@ -329,9 +350,9 @@ class Search:
                         v = self.add_node(new_fp, class_fp, unfair, uid, new_state, u,
                                           action, depth + 1)
                         if vc < 0:
-                            vc = classes[class_fp]
-                        following.append((new_state, spent, v, new_parts, depth + 1,
-                                          new_fp, vc, outcome.renaming))
+                            vc = classes.get(class_fp)
+                        following.append(Entry(new_state, spent, new_parts, v, depth + 1,
+                                               new_fp, vc, outcome.renaming))
                 if fair_edges and is_fair(action, state):
                     live.add_edge(uc, vc)
             if whole:
