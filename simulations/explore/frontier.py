@@ -61,9 +61,9 @@ def _other_key(klass: int, uid: int) -> int:
 class Entry:
     """A state waiting in the frontier: the state, its budgets left and fingerprint parts, its
     node index, depth, fingerprint, class index and the renaming its class fingerprint is the
-    hash under (carried along, not read back from the columns). Compiled, the four ints are
-    held unboxed: about 100 bytes an entry fewer than a tuple of them with their int
-    objects."""
+    hash under (carried along, not read back from the columns). Compiled, its five ints are
+    held unboxed: about 100 bytes an entry fewer than the tuple it replaces, which held an
+    int object for each large one."""
     __slots__ = ("state", "budget", "parts", "node", "depth", "fp", "klass", "renaming")
 
     def __init__(self, state: State, budget: Remaining, parts: Parts, node: i64, depth: i64,
