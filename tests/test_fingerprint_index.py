@@ -13,13 +13,39 @@ TOP_VALUE = 2**63 - 2
 
 
 def keys():
-    """Keys anywhere in 64 bits, keys that fold to the same first slot (equal halves, or
-    differing only above the table's mask), and keys at the edges."""
+    """Keys anywhere in 64 bits, structured keys (equal halves, only high bits set: a slot
+    taken from the low bits or by folding the halves would send them all to one slot), and
+    keys at the edges."""
     return st.one_of(
         st.integers(LOW, HIGH),
-        st.integers(0, 2**20).map(lambda low: (low << 32) | low),       # folds to 0
-        st.integers(0, 64).map(lambda k: k << 40),                     # same low bits
+        st.integers(0, 2**20).map(lambda low: (low << 32) | low),
+        st.integers(0, 64).map(lambda k: k << 40),
         st.sampled_from([LOW, HIGH, -1, 0, 1, -2, 2**32, -2**32]))
+
+
+def _keys_at(slot, count, start=0):
+    """`count` keys whose first slot in a new index (1,024 slots) is `slot`."""
+    found, key = [], start
+    while len(found) < count:
+        if _slot(key, 64 - 10, 1023) == slot:
+            found.append(key)
+        key += 1
+    return found
+
+
+def test_colliding_keys_probe_on_and_wrap_past_the_tables_end():
+    """Keys sharing a first slot take the next free ones, past the last slot to the first:
+    each is found again, a key never put is not, and overwriting one changes only it."""
+    index = FingerprintIndex()
+    last = _keys_at(1023, 4)            # slots 1023, 0, 1, 2
+    first = _keys_at(0, 2, last[-1] + 1)    # their first slot is taken: probed further
+    for n, key in enumerate(last + first):
+        index.put(key, n)
+    assert [index.get(k) for k in last + first] == list(range(6))
+    index.put(last[1], 99)
+    assert [index.get(k) for k in last + first] == [0, 99, 2, 3, 4, 5] and len(index) == 6
+    stranger = _keys_at(1023, 1, first[-1] + 1)[0]
+    assert index.get(stranger) == -1 and index.get(stranger, 5) == 5
 
 
 @given(st.lists(st.one_of(
