@@ -1,20 +1,21 @@
 """Every engine gives the same results with the speed-ups switched off.
 
-Six optimisations of the Python code change how results are computed, not what they are: the
+Seven optimisations of the Python code change how results are computed, not what they are: the
 explorer's fingerprints from component hashes with one canonical renaming (off: build every
 renamed state and take the smallest hash), stall marking that re-judges only the streams a
 transition can have made dead (off: judge every open stream after every transition), property
 checks skipped on the events no check can hit (`quiet`; off: every check reads every event of
 its kinds), the DES's stream seeds worked out from a pool mixed once per kind (off: a numpy
 SeedSequence per stream), the DES's client faults waiting on one clock (off: a SimPy timer per
-fault), and the explorations of one scope under several gates run together,
-sharing every transition the gate does not decide and every resumption two gates decide alike
-(off: one exploration per gate). This runs cells of the reduced verification space, the whole
-incident matrix and DES replications with the first five on and off, and explorations and a
-verification run together and one by one, and compares everything but CPU time. (Compiling the
-model and the explorer is the seventh; tests/test_compiled.py compares it with the sources the
-same way. Budget subsumption, which changes how many states a search visits but not what it
-finds, is the eighth: tests/test_subsumption.py.)
+fault), the explorer's frontier keeping one object per equal part of its states (off: each
+state holds the objects its transition built), and the explorations of one scope under several
+gates run together, sharing every transition the gate does not decide and every resumption two
+gates decide alike (off: one exploration per gate). This runs cells of the reduced verification
+space, the whole incident matrix and DES replications with the first six on and off, and
+explorations and a verification run together and one by one, and compares everything but CPU
+time. (Compiling the model and the explorer is the eighth; tests/test_compiled.py compares it
+with the sources the same way. Budget subsumption, which changes how many states a search
+visits but not what it finds, is the ninth: tests/test_subsumption.py.)
 """
 from pathlib import Path
 
@@ -33,6 +34,7 @@ import model.symmetry as symmetry
 import model.transitions as transitions
 import simulations.des.faults as faults
 import simulations.des.streams as streams
+import simulations.explore.interning as interning
 from model import Code, reject
 from model.switches import SWITCHES
 
@@ -40,13 +42,15 @@ ROOT = Path(__file__).resolve().parent.parent
 
 
 def switch_off(monkeypatch) -> None:
-    """The definitions instead of the fast paths (the model's `SWITCHES` and the DES's module
-    switches, which the compiled model, explorer and DES read on every call)."""
+    """The definitions instead of the fast paths (the model's `SWITCHES`, and the DES's and the
+    explorer's module switches, which the compiled model, explorer and DES read on every
+    call)."""
     monkeypatch.setattr(SWITCHES, "incremental_stall_marking", False)
     monkeypatch.setattr(SWITCHES, "fingerprints_from_parts", False)
     monkeypatch.setattr(SWITCHES, "quiet_events_skipped", False)
     monkeypatch.setattr(streams, "SEEDS_WORKED_OUT", False)
     monkeypatch.setattr(faults, "FAULTS_ON_ONE_CLOCK", False)
+    monkeypatch.setattr(interning, "INTERNING", False)
 
 
 def test_every_module_reads_the_one_switches_object():

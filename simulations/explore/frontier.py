@@ -39,6 +39,7 @@ from .budgets import Budget, Budgets, Dominance, Remaining
 from .columns import IntColumn
 from .findings import Findings, path_to
 from .fingerprint_index import FingerprintIndex
+from .interning import Interner
 from .liveness import LivenessGraph, is_fair
 from .scope import Scope
 from .shared import Known, Outcome, ReconnectShare, SharedTransitions
@@ -123,6 +124,7 @@ class Search:
         # when it becomes the frontier), and the next layer in the order its states were reached
         self.frontier: List[Entry] = []
         self.following: List[Entry] = []
+        self.interner = Interner()
         self.cut = False
         self.graph: Any = None
         if graph:
@@ -266,6 +268,7 @@ class Search:
         offer the ones computed here."""
         frontier, result, fps, live = self.frontier, self.result, self.fps, self.live
         kinds, classes = self.kinds, self.classes
+        interner = shared.interner if shared is not None else self.interner
         subsumption, dominance = self.subsumption, self.dominance
         # the layer's shared outcomes (a search without them never reads this empty one)
         pool = shared if shared is not None else SharedTransitions()
@@ -351,6 +354,9 @@ class Search:
                                           action, depth + 1)
                         if vc < 0:
                             vc = classes.get(class_fp)
+                        # one object per equal part, kept in the outcome other searches share
+                        new_state = outcome.state = interner.state(new_state, state)
+                        new_parts = outcome.parts = interner.parts(new_parts, parts)
                         following.append(Entry(new_state, spent, new_parts, v, depth + 1,
                                                new_fp, vc, outcome.renaming))
                 if fair_edges and is_fair(action, state):

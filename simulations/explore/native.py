@@ -12,7 +12,7 @@ import os
 from ..compiled_group import CompiledGroup
 
 #: the explorer's modules the compiled build holds
-ENGINE_MODULES = ("budgets", "columns", "findings", "fingerprint_index", "frontier", "liveness",
-                  "shared")
+ENGINE_MODULES = ("budgets", "columns", "findings", "fingerprint_index", "frontier", "interning",
+                  "liveness", "shared")
 ENGINE = CompiledGroup(os.path.dirname(os.path.abspath(__file__)), ENGINE_MODULES,
                        "simulations.explore._native")

@@ -30,6 +30,7 @@ from model.state import State
 from model.symmetry import Parts
 
 from .budgets import Budgets, Remaining
+from .interning import Interner
 
 
 class Outcome:
@@ -82,7 +83,8 @@ class SharedTransitions:
     renaming) of a state -> (its enabled actions, what is known of each (`Known`)).
     Cleared at every new depth, so it holds one layer at most. The searches that share it share
     its `budgets` too (each is built with them): an outcome names its unfair budgets by their
-    id there."""
+    id there. They share one `Interner` too, so a successor several of their frontiers hold is
+    one object."""
 
     def __init__(self, budgets: Optional[Budgets] = None) -> None:
         self.budgets = budgets if budgets is not None else Budgets()
@@ -91,6 +93,7 @@ class SharedTransitions:
         self.hits = 0          # outcomes taken from another search
         self.reconnects_shared = 0   # of which Reconnects (another gate decided alike)
         self.computed = 0      # outcomes computed and offered
+        self.interner = Interner()
 
     def layer(self, depth: int) -> None:
         if depth != self.depth:
