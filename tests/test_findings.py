@@ -7,7 +7,7 @@ from hypothesis import strategies as st
 
 from model.hits import Hit
 from model.properties import COST, PROPERTIES, SAFETY, SOMETIMES
-from simulations.explore.columns import IntColumn
+from simulations.explore.columns import Int32Column, IntColumn
 from simulations.explore.findings import Findings
 from simulations.explore.scope import Scope
 from simulations.explore.search import Exploration, explore, explore_together
@@ -45,7 +45,7 @@ hit_of = st.builds(lambda k, cause, detail: (READ[k], Hit(1, cause, detail)),
 @given(st.lists(st.tuples(st.integers(0, 4), st.sampled_from(["x", "y"]),
                           st.lists(hit_of, max_size=5)), max_size=25))
 def test_recorded_findings_are_the_definition_s(steps):
-    fps, parent, via = IntColumn(), IntColumn(), IntColumn()
+    fps, parent, via = IntColumn(), Int32Column(), Int32Column()
     actions = ["x0", "x1"]
     for k, v in enumerate((11, -12, 13, 2**62, -(2**63))):  # a chain: node k's parent is k - 1
         fps.append(v)

@@ -15,7 +15,7 @@ from typing import Any, Dict, Final, List, Optional, Set, Tuple
 from model import GateError, SystemConfig
 from model.properties import COST, PROPERTIES, SAFETY, SOMETIMES, Hit, Property
 
-from .columns import IntColumn
+from .columns import Int32Column, IntColumn
 from .verdict import Finding
 
 #: the property kinds `record` tells apart, as this module's own constants: compiled, a constant
@@ -26,7 +26,7 @@ _COST: Final = COST
 _SAFETY: Final = SAFETY
 
 
-def path_to(idx: int, parent: IntColumn, via: IntColumn, actions: List[object]) -> List[object]:
+def path_to(idx: int, parent: Int32Column, via: Int32Column, actions: List[object]) -> List[object]:
     """The actions from the initial state to node `idx` of a search whose columns are `parent`
     (each node's parent, -1 for the initial state) and `via` (the index in `actions` of the
     action taken from it)."""
@@ -43,8 +43,8 @@ class Findings:
     once its situation was seen or its cost kept, and `causes[name]` holds the causes of
     `result.by_cause` for that safety property."""
 
-    def __init__(self, result: Any, config: SystemConfig, fps: IntColumn, parent: IntColumn,
-                 via: IntColumn, actions: List[object]) -> None:
+    def __init__(self, result: Any, config: SystemConfig, fps: IntColumn, parent: Int32Column,
+                 via: Int32Column, actions: List[object]) -> None:
         self.result = result
         result.sometimes = {p.name: (False if p.applies(config) else None)
                             for p in PROPERTIES if p.kind == SOMETIMES}

@@ -36,7 +36,7 @@ from model.symmetry import Canonicalizer, Parts
 from model.transitions import successor
 
 from .budgets import Budget, Budgets, Dominance, Remaining
-from .columns import IntColumn
+from .columns import Int32Column, IntColumn
 from .findings import Findings, path_to
 from .fingerprint_index import FingerprintIndex
 from .interning import Interner
@@ -50,6 +50,8 @@ assert next(p.waiting for p in PROPERTIES if p.kind == "liveness") is waiting_ca
 #: unfair ids are below this (31 bits): `_other_key` and `Search.class_first` pack them
 UID_LIMIT: Final = 1 << 31
 _UID_MASK: Final = UID_LIMIT - 1
+#: node indices are below this: `Search.parent` is a 32-bit column
+NODE_LIMIT: Final = 1 << 31
 
 
 def _other_key(klass: int, uid: int) -> int:
@@ -105,8 +107,8 @@ class Search:
         self.class_first = IntColumn()
         self.others: Dict[int, int] = {}    # _other_key(class, unfair id) -> node index,
         #                                     for every node not first in its class
-        self.parent = IntColumn()
-        self.via = IntColumn()
+        self.parent = Int32Column()
+        self.via = Int32Column()
         self.actions: List[object] = []
         self.action_ids: Dict[object, int] = {}
         self.findings = Findings(result, self.config, self.fps, self.parent, self.via,
@@ -151,6 +153,9 @@ class Search:
         if not 0 <= uid < UID_LIMIT:
             raise OverflowError(f"unfair budgets id {uid} is not below 2**31")
         idx = len(self.fps)
+        if idx >= NODE_LIMIT:
+            raise OverflowError(f"{NODE_LIMIT:,} states: too many for the visited set's "
+                                "32-bit parent column")
         klass = self.classes.get(class_fp)
         if klass < 0:
             klass = self.live.add_class(waiting_cause(state, self.config))
@@ -173,7 +178,7 @@ class Search:
                 self.actions.append(action)
             self.via.append(code)
         if self.graph is not None:
-            self.graph.add_node(fp, depth=depth, waiting=self.live.cause[klass] >= 0)
+            self.graph.add_node(fp, depth=depth, waiting=self.live.waiting(klass))
             self.result.parents[fp] = None if parent < 0 else (self.fps[parent], action)
         return idx
 

@@ -19,12 +19,12 @@ recorded once, from the first of its states to be fully expanded, and its shorte
 its first state in breadth-first order. (This is also what lets the explorer skip states whose
 fault budgets another state of their class covers: `frontier`.)
 
-Only compact columns are kept (`columns.IntColumn`: per class a waiting cause and whether it was
-expanded, each fair edge as one int packing its two class indices); where each class was first
-reached is the search's to say (`verdict`'s `first_of`). The components come from scipy's
-sparse-graph routine, so the check scales with the explorer. On a truncated search a component
-with an unexpanded class may not be bottom at all: such components never count as witnesses, and
-leave the verdict unknown when nothing else does.
+Only compact columns are kept (`columns`: per class a waiting cause and whether it was expanded,
+a byte each; each fair edge as one 64-bit int packing its two class indices); where each class
+was first reached is the search's to say (`verdict`'s `first_of`). The components come from
+scipy's sparse-graph routine, so the check scales with the explorer. On a truncated search a
+component with an unexpanded class may not be bottom at all: such components never count as
+witnesses, and leave the verdict unknown when nothing else does.
 """
 from __future__ import annotations
 
@@ -36,12 +36,14 @@ from scipy.sparse.csgraph import connected_components
 
 from model import Deliver, Emit, Init, Reconnect, Start, Stop
 
-from .columns import IntColumn
+from .columns import ByteColumn, IntColumn
 from .verdict import HOLDS, UNKNOWN, VIOLATED, Finding, Verdict
 
 #: class indices are below this, so that an edge packs two into one 64-bit int
 CLASS_LIMIT: Final = 1 << 31
 EDGE_MASK: Final = (1 << 32) - 1
+#: waiting causes a graph can name (a class's is one byte: 0 for none, else its code + 1)
+CAUSE_LIMIT: Final = 255
 
 #: transitions the system is assumed to keep making (weak fairness of its own progress)
 FAIR_KINDS = (Deliver, Emit, Reconnect, Init, Start)
@@ -60,8 +62,8 @@ class LivenessGraph:
     """The fair transitions of an exploration between classes of states, as compact columns."""
 
     def __init__(self) -> None:
-        self.cause = IntColumn()       # class -> waiting cause code (-1: nobody waits)
-        self.done = IntColumn()        # class -> 1 once a state of it was fully expanded
+        self.cause = ByteColumn()      # class -> waiting cause code + 1 (0: nobody waits)
+        self.done = ByteColumn()       # class -> 1 once a state of it was fully expanded
         self.edges = IntColumn()       # fair edge u -> v as (u << 32) | v
         self.causes: List[str] = []    # cause code -> cause
 
@@ -72,14 +74,21 @@ class LivenessGraph:
         if klass >= CLASS_LIMIT:
             raise OverflowError(f"{CLASS_LIMIT:,} classes of states: too many for the "
                                 "liveness graph")
-        code = -1
+        code = 0
         if cause is not None:
             if cause not in self.causes:
+                if len(self.causes) >= CAUSE_LIMIT:
+                    raise OverflowError(f"more than {CAUSE_LIMIT} waiting causes: too many "
+                                        "for the liveness graph")
                 self.causes.append(cause)
-            code = self.causes.index(cause)
+            code = self.causes.index(cause) + 1
         self.cause.append(code)
         self.done.append(0)
         return klass
+
+    def waiting(self, klass: int) -> bool:
+        """A client waits in the states of class `klass`."""
+        return self.cause[klass] > 0
 
     def add_edge(self, u: int, v: int) -> None:
         """A fair edge from class `u` to class `v` (one int: one append, not two)."""
@@ -101,7 +110,7 @@ class LivenessGraph:
         not_bottom[comp[src[leaving]]] = True
         unexpanded = np.zeros(count, dtype=bool)
         unexpanded[comp[self.done.values() == 0]] = True
-        cause = self.cause.values()
+        cause = self.cause.values().astype(np.int64) - 1     # the cause code, -1 for none
         candidate = (cause >= 0) & ~not_bottom[comp]
         stuck = candidate & ~unexpanded[comp]
         witness: Dict[str, int] = {}
