@@ -128,6 +128,27 @@ def _bump(value: tuple, path: Tuple[int, ...]) -> tuple:
     return value[:i] + (inner,) + value[i + 1:]
 
 
+def _scalars(value) -> int:
+    """How many scalars a state holds, as `_plain` would lay them out."""
+    parts = _parts(value)
+    return 1 if parts is None else sum(_scalars(v) for v in parts)
+
+
+def typical_state(scope, policy: str) -> Tuple[object, Dict[str, object]]:
+    """The state the yardstick is shaped like: of the states a search of `scope` reaches (in
+    the order it reaches them), the first whose number of scalars is the median, with the
+    spread it was chosen from (`states`, and `min`, `median`, `max` scalars). The initial state
+    is the emptiest of them all: no session, no buffer, nothing in flight."""
+    from .ceilings import model_bfs
+    reached: List[object] = []
+    model_bfs(scope, policy, reached)
+    sizes = [_scalars(state) for state in reached]
+    median = sorted(sizes)[len(sizes) // 2]
+    chosen = reached[sizes.index(median)]
+    return chosen, {"states": len(reached), "min": min(sizes), "median": median,
+                    "max": max(sizes), "initial": sizes[0]}
+
+
 def shaped_baseline_bfs(states: int, branching: float, shape) -> Dict[str, object]:
     """A plain Python BFS: the yardstick for the explorer. States are shaped like `shape`
     (nested tuples of small ints, the same depth and scalars as the model's state); each has
@@ -163,19 +184,23 @@ def shaped_baseline_bfs(states: int, branching: float, shape) -> Dict[str, objec
 def explore_default(policy: str = "strict", repeats: int = 3) -> Dict[str, object]:
     """Distinct states per CPU second of the explorer on the default scope (one process, one
     core), beside a plain Python BFS of as many states with the same branching, in the same
-    process: `baseline_states_per_s` over nested tuples of the same depth and scalars as the
-    scope's initial state, and `flat_baseline_states_per_s` over one flat tuple of those
-    scalars; `ratio` and `flat_ratio` are the explorer's rate over each. Measured as `repeats`
-    back-to-back triples; the figures are those of the one with the median `ratio` (`ratios`:
-    every one's). Each triple also runs `ceilings.model_bfs` (the same search doing only what
-    the model demands): `model_ratio`, its rate over the nested-tuple BFS, is the ceiling of
-    `ratio`; `explorer_over_model` is the explorer's rate over it. These figures are of
-    the search that visits every state (`subsumption=False`); each triple also times the search
-    as `explore` runs it, skipping states whose budgets a reached state covers: `subsumption`
-    holds its states, the states it skipped and its CPU seconds, `speedup` the full search's
-    CPU time over its, and `covered_ratio` the full search's states per CPU second of it over
-    the nested-tuple BFS (the rate at which it decides the scope, not a per-state rate). All
-    run with the cyclic garbage collector paused, as `explore` and `verify` run searches."""
+    process. The BFS's states are nested tuples shaped like the states the explorer visits:
+    like `typical_state`, the reached state of median size (`baseline_width` scalars,
+    `baseline_nesting` deep; `reached_scalars` gives the spread). `baseline_states_per_s` is
+    its rate and `ratio` the explorer's rate over it; `flat_baseline_states_per_s` and
+    `flat_ratio` are the same over one flat tuple of as many scalars. The yardstick of earlier
+    versions, shaped like the initial state (the emptiest state there is), is kept beside it:
+    `initial_shape_baseline_states_per_s`, `initial_shape_ratio`. Measured as `repeats`
+    back-to-back rounds; the figures are those of the one with the median `ratio` (`ratios`:
+    every one's). Each round also runs `ceilings.model_bfs` (the same search doing only what
+    the model demands): `model_ratio`, its rate over the BFS, is the ceiling of `ratio`;
+    `explorer_over_model` is the explorer's rate over it. These figures are of the search that
+    visits every state (`subsumption=False`); each round also times the search as `explore`
+    runs it, skipping states whose budgets a reached state covers: `subsumption` holds its
+    states, the states it skipped and its CPU seconds, `speedup` the full search's CPU time over
+    its, and `covered_ratio` the full search's states per CPU second of it over the BFS (the
+    rate at which it decides the scope, not a per-state rate). All run with the cyclic garbage
+    collector paused, as `explore` and `verify` run searches."""
     from model import initial_state
 
     from .ceilings import model_bfs
@@ -183,7 +208,9 @@ def explore_default(policy: str = "strict", repeats: int = 3) -> Dict[str, objec
     from .explore.search import explore
     from .runtime import cyclic_gc_paused
     state0 = initial_state(Scope().system)
-    width = len(_paths(_plain(state0)))   # its scalars
+    with cyclic_gc_paused():
+        shape, spread = typical_state(Scope(), policy)
+    width = _scalars(shape)
     pairs = []
     for _ in range(repeats):
         with cyclic_gc_paused():
@@ -194,7 +221,8 @@ def explore_default(policy: str = "strict", repeats: int = 3) -> Dict[str, objec
             reduced = explore(Scope(), policy)
             reduced_cpu = time.process_time() - start
             branching = result.transitions / max(result.states, 1)
-            shaped = shaped_baseline_bfs(result.states, branching, state0)
+            shaped = shaped_baseline_bfs(result.states, branching, shape)
+            initial = shaped_baseline_bfs(result.states, branching, state0)
             flat = baseline_bfs(result.states, branching, width)
             model_states, model_cpu = model_bfs(Scope(), policy)
         rate = result.states / cpu
@@ -205,8 +233,12 @@ def explore_default(policy: str = "strict", repeats: int = 3) -> Dict[str, objec
             "distinct_states_per_s": rate, "transitions_per_s": result.transitions / cpu,
             "baseline_states_per_s": shaped["states_per_s"],
             "baseline_states": shaped["states"], "baseline_depth": shaped["depth"],
-            "baseline_width": width, "baseline_nesting": _nesting(state0),
+            "baseline_width": width, "baseline_nesting": _nesting(shape),
+            "reached_scalars": spread,
             "ratio": rate / shaped["states_per_s"],
+            "initial_shape_baseline_states_per_s": initial["states_per_s"],
+            "initial_shape_width": spread["initial"], "initial_shape_nesting": _nesting(state0),
+            "initial_shape_ratio": rate / initial["states_per_s"],
             "flat_baseline_states_per_s": flat["states_per_s"],
             "flat_ratio": rate / flat["states_per_s"],
             "model_bfs_states": model_states, "model_bfs_states_per_s": model_rate,
@@ -308,10 +340,15 @@ def text(target: str, r: dict) -> str:
         return (f"explore (default scope, {r['policy']}): {r['states']:,} states, "
                 f"{r['transitions']:,} transitions in {r['cpu_seconds']:.2f} CPU s = "
                 f"{r['distinct_states_per_s']:,.0f} distinct states/s; a plain Python BFS "
-                f"with the same branching over nested tuples of the state's depth "
-                f"({r['baseline_nesting']}) and scalars ({r['baseline_width']}) "
+                f"with the same branching over nested tuples shaped like the median reached "
+                f"state ({r['baseline_width']} scalars, {r['baseline_nesting']} deep; reached "
+                f"states hold {r['reached_scalars']['min']}-{r['reached_scalars']['max']}) "
                 f"{r['baseline_states_per_s']:,.0f}/s, ratio {r['ratio']:.3f}; over one flat "
-                f"tuple {r['flat_baseline_states_per_s']:,.0f}/s, ratio {r['flat_ratio']:.3f} "
+                f"tuple {r['flat_baseline_states_per_s']:,.0f}/s, ratio {r['flat_ratio']:.3f}; "
+                f"shaped like the initial state ({r['initial_shape_width']} scalars, "
+                f"{r['initial_shape_nesting']} deep) "
+                f"{r['initial_shape_baseline_states_per_s']:,.0f}/s, ratio "
+                f"{r['initial_shape_ratio']:.3f} "
                 f"(median of {r['repeats']} back-to-back measurements; ratios {r['ratios']})"
                 f"\nthe model alone (enabled actions, apply, fingerprint, a visited set; "
                 f"{r['model_bfs_states']:,} states): {r['model_bfs_states_per_s']:,.0f}/s = "

@@ -20,11 +20,12 @@ the engine's own rate over them is how much of its time the engine adds.
 from __future__ import annotations
 
 import time
-from typing import List, Tuple
+from typing import List, Optional, Tuple
 
 import numpy as np
 
 from model import enabled_actions, initial_state, resolve_gate
+from model.state import State
 from model.symmetry import Canonicalizer
 from model.transitions import successor
 
@@ -63,14 +64,19 @@ def apply_rate(log, system, gate) -> float:
         return len(log) / max(time.process_time() - start, 1e-9)
 
 
-def model_bfs(scope: Scope, policy: str) -> Tuple[int, float]:
-    """(distinct states, CPU seconds) of a search that only drives the model over `scope`."""
+def model_bfs(scope: Scope, policy: str,
+              reached: Optional[List[State]] = None) -> Tuple[int, float]:
+    """(distinct states, CPU seconds) of a search that only drives the model over `scope`;
+    with `reached`, every distinct state is appended to it in the order the search reaches
+    them (the initial state first)."""
     config, gate = scope.system, resolve_gate(policy)
     canon = Canonicalizer(config, True)
     start = time.process_time()
     state0, budget0 = initial_state(config), scope.budgets()
     fp0, parts0 = canon.fingerprint(state0, budget0)
     visited, frontier = {fp0}, [(state0, budget0, parts0)]
+    if reached is not None:
+        reached.append(state0)
     without = {}
     while frontier:
         following = []
@@ -85,5 +91,7 @@ def model_bfs(scope: Scope, policy: str) -> Tuple[int, float]:
                 if fp not in visited:
                     visited.add(fp)
                     following.append((new_state, spent, new_parts))
+                    if reached is not None:
+                        reached.append(new_state)
         frontier = following
     return len(visited), time.process_time() - start
