@@ -4,9 +4,9 @@ like the initial state (the emptiest state) kept beside it."""
 import json
 
 from model import initial_state
-from simulations.cli import main
 from simulations.bench import _nesting, _plain, _scalars, typical_state
 from simulations.ceilings import model_bfs
+from simulations.cli import main
 from simulations.explore.scope import Scope
 
 
