@@ -136,9 +136,10 @@ def _scalars(value) -> int:
 
 def typical_state(scope, policy: str) -> Tuple[object, Dict[str, object]]:
     """The state the yardstick is shaped like: of the states a search of `scope` reaches (in
-    the order it reaches them), the first whose number of scalars is the median, with the
-    spread it was chosen from (`states`, and `min`, `median`, `max` scalars). The initial state
-    is the emptiest of them all: no session, no buffer, nothing in flight."""
+    the order it reaches them), the first whose number of scalars is the median (the upper
+    middle one of an even count), with the spread it was chosen from (`states`, and `min`,
+    `median`, `max` and `initial` scalars). The initial state is the emptiest of them all: no
+    session, no buffer, nothing in flight."""
     from .ceilings import model_bfs
     reached: List[object] = []
     model_bfs(scope, policy, reached)
