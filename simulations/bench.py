@@ -141,8 +141,9 @@ def typical_state(scope, policy: str) -> Tuple[object, Dict[str, object]]:
     `median`, `max` and `initial` scalars). The initial state is the emptiest of them all: no
     session, no buffer, nothing in flight."""
     from .ceilings import model_bfs
-    reached: List[object] = []
-    model_bfs(scope, policy, reached)
+    expanded: List[tuple] = []
+    model_bfs(scope, policy, expanded)
+    reached = [state for state, _, _, _ in expanded]
     sizes = [_scalars(state) for state in reached]
     median = sorted(sizes)[len(sizes) // 2]
     chosen = reached[sizes.index(median)]
@@ -200,11 +201,13 @@ def explore_default(policy: str = "strict", repeats: int = 3) -> Dict[str, objec
     runs it, skipping states whose budgets a reached state covers: `subsumption` holds its
     states, the states it skipped and its CPU seconds, `speedup` the full search's CPU time over
     its, and `covered_ratio` the full search's states per CPU second of it over the BFS (the
-    rate at which it decides the scope, not a per-state rate). All run with the cyclic garbage
-    collector paused, as `explore` and `verify` run searches."""
+    rate at which it decides the scope, not a per-state rate). `model_split` is where the
+    model-alone search's time goes, per state (`ceilings.model_split`, measured once after the
+    rounds). All run with the cyclic garbage collector paused, as `explore` and `verify` run
+    searches."""
     from model import initial_state
 
-    from .ceilings import model_bfs
+    from .ceilings import model_bfs, model_split
     from .explore.scope import Scope
     from .explore.search import explore
     from .runtime import cyclic_gc_paused
@@ -250,7 +253,9 @@ def explore_default(policy: str = "strict", repeats: int = 3) -> Dict[str, objec
                             "speedup": cpu / reduced_cpu,
                             "covered_ratio": result.states / reduced_cpu
                             / shaped["states_per_s"]}})
-    return _median_pair(pairs)
+    chosen = _median_pair(pairs)
+    chosen["model_split"] = model_split(Scope(), policy)
+    return chosen
 
 
 def explore_scope(policy: str, instances: int) -> Dict[str, object]:
@@ -355,6 +360,15 @@ def text(target: str, r: dict) -> str:
                 f"{r['model_bfs_states']:,} states): {r['model_bfs_states_per_s']:,.0f}/s = "
                 f"ratio {r['model_ratio']:.3f} over the nested-tuple BFS, the ceiling of any "
                 f"search of this model; the explorer runs at {r['explorer_over_model']:.2f} of it"
+                f"\nits time per state, in microseconds: enabled actions "
+                f"{r['model_split']['enabled_us']:.2f}, transitions "
+                f"{r['model_split']['successor_us']:.2f} "
+                f"({r['model_split']['transitions_per_state']:.2f} per state), fingerprints "
+                f"{r['model_split']['fingerprint_us']:.2f}, budgets "
+                f"{r['model_split']['budgets_us']:.2f}, the search's own "
+                f"{r['model_split']['rest_us']:.2f}: {r['model_split']['search_us']:.2f} in all, "
+                f"where the nested-tuple BFS spends {1e6 / r['baseline_states_per_s']:.2f} on "
+                f"everything"
                 f"\nwith subsumption (as `explore` runs): {r['subsumption']['states']:,} states "
                 f"visited, {r['subsumption']['subsumed']:,} skipped, in "
                 f"{r['subsumption']['cpu_seconds']:.2f} CPU s: {r['subsumption']['speedup']:.2f}x "
