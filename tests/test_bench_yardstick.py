@@ -7,6 +7,7 @@ from model import initial_state
 from simulations.bench import _nesting, _plain, _scalars, typical_state
 from simulations.ceilings import model_bfs, model_split
 from simulations.cli import main
+from simulations.explore.budgets import exhausted
 from simulations.explore.scope import Scope
 
 
@@ -22,7 +23,6 @@ def test_model_bfs_hands_back_every_state_it_expands_in_the_order_it_reaches_the
     assert expanded[0][0] == initial_state(Scope().system)
     assert expanded[0][1] == Scope().budgets()
     assert len({id(state) for state, _, _, _ in expanded}) == states
-    from simulations.explore.budgets import exhausted
     assert all(kinds == exhausted(budget) for _, budget, _, kinds in expanded)
 
 
