@@ -8,11 +8,9 @@ from __future__ import annotations
 import gc
 import time
 from pathlib import Path
-from typing import Dict, List, Tuple
+from typing import Dict, List
 
 import simpy
-
-from model.record import Record
 
 from .des import config as des_config
 from .des.runner import run_replication
@@ -91,130 +89,41 @@ def _des_pair(config, policy: str, duration: float, log, system, gate) -> Dict[s
             "apply_share": rate / model_rate}
 
 
-def baseline_bfs(states: int, branching: float, width: int = 16) -> Dict[str, object]:
-    """A plain Python BFS over flat tuples: `shaped_baseline_bfs` over one `width`-tuple of
-    small ints."""
-    return shaped_baseline_bfs(states, branching, (0,) * width)
-
-
-def _parts(value):
-    """The parts of a record (its fields) or of a tuple or list; None for a scalar."""
-    if isinstance(value, Record):
-        return value._key()
-    if isinstance(value, (tuple, list)):
-        return value
-    return None
-
-
-def _plain(value):
-    """A state as plain nested tuples of small ints (its shape, not its types): every record
-    becomes the tuple of its fields, every scalar 0, an empty tuple stays empty."""
-    parts = _parts(value)
-    return 0 if parts is None else tuple(_plain(v) for v in parts)
-
-
-def _paths(value, prefix=()) -> List[Tuple[int, ...]]:
-    """The index path of every scalar in a nested tuple."""
-    if isinstance(value, tuple):
-        return [p for i, v in enumerate(value) for p in _paths(v, prefix + (i,))]
-    return [prefix]
-
-
-def _bump(value: tuple, path: Tuple[int, ...]) -> tuple:
-    """A copy of a nested tuple with the scalar at `path` changed (mod 5); every tuple on the
-    path is rebuilt, every other one shared: what an immutable model's update must do."""
-    i = path[0]
-    inner = (value[i] + 1) % 5 if len(path) == 1 else _bump(value[i], path[1:])
-    return value[:i] + (inner,) + value[i + 1:]
-
-
-def _scalars(value) -> int:
-    """How many scalars a state holds, as `_plain` would lay them out."""
-    parts = _parts(value)
-    return 1 if parts is None else sum(_scalars(v) for v in parts)
-
-
-def typical_state(scope, policy: str) -> Tuple[object, Dict[str, object]]:
-    """The state the yardstick is shaped like: of the states a search of `scope` reaches (in
-    the order it reaches them), the first whose number of scalars is the median (the upper
-    middle one of an even count), with the spread it was chosen from (`states`, and `min`,
-    `median`, `max` and `initial` scalars). The initial state is the emptiest of them all: no
-    session, no buffer, nothing in flight."""
-    from .ceilings import model_bfs
-    expanded: List[tuple] = []
-    model_bfs(scope, policy, expanded)
-    reached = [state for state, _, _, _ in expanded]
-    sizes = [_scalars(state) for state in reached]
-    median = sorted(sizes)[len(sizes) // 2]
-    chosen = reached[sizes.index(median)]
-    return chosen, {"states": len(reached), "min": min(sizes), "median": median,
-                    "max": max(sizes), "initial": sizes[0]}
-
-
-def shaped_baseline_bfs(states: int, branching: float, shape) -> Dict[str, object]:
-    """A plain Python BFS: the yardstick for the explorer. States are shaped like `shape`
-    (nested tuples of small ints, the same depth and scalars as the model's state); each has
-    round(branching) successors, each with one scalar changed (chosen by the state's hash, so
-    the space is large and every depth has new states): the path to it is rebuilt and the whole
-    nested state hashed, as the explorer must hash its states. The search keeps a visited set
-    of hashes and a parent pointer per state, and stops after `states` distinct states. It does
-    what any explicit-state search must (build a successor, hash it, test and record it) and
-    nothing the model adds."""
-    fan = max(1, round(branching))
-    root = _plain(shape)
-    paths = _paths(root)
-    start = time.process_time()
-    parents = {hash(root): None}
-    frontier, depth = [root], 0
-    while frontier and len(parents) < states:
-        depth += 1
-        following = []
-        for state in frontier:
-            key = hash(state)
-            for i in range(fan):
-                child = _bump(state, paths[(key + i) % len(paths)])
-                found = hash(child)
-                if found not in parents:
-                    parents[found] = key
-                    following.append(child)
-        frontier = following
-    cpu = time.process_time() - start
-    return {"states": len(parents), "depth": depth, "cpu_seconds": cpu,
-            "states_per_s": len(parents) / cpu}
-
-
 def explore_default(policy: str = "strict", repeats: int = 3) -> Dict[str, object]:
     """Distinct states per CPU second of the explorer on the default scope (one process, one
-    core), beside a plain Python BFS of as many states with the same branching, in the same
-    process. The BFS's states are nested tuples shaped like the states the explorer visits:
-    like `typical_state`, the reached state of median size (`baseline_width` scalars,
-    `baseline_nesting` deep; `reached_scalars` gives the spread). `baseline_states_per_s` is
-    its rate and `ratio` the explorer's rate over it; `flat_baseline_states_per_s` and
-    `flat_ratio` are the same over one flat tuple of as many scalars. The yardstick of earlier
-    versions, shaped like the initial state (the emptiest state there is), is kept beside it:
-    `initial_shape_baseline_states_per_s`, `initial_shape_ratio`. Measured as `repeats`
-    back-to-back rounds; the figures are those of the one with the median `ratio` (`ratios`:
-    every one's). Each round also runs `ceilings.model_bfs` (the same search doing only what
-    the model demands): `model_ratio`, its rate over the BFS, is the ceiling of `ratio`;
-    `explorer_over_model` is the explorer's rate over it. These figures are of the search that
-    visits every state (`subsumption=False`); each round also times the search as `explore`
-    runs it, skipping states whose budgets a reached state covers: `subsumption` holds its
-    states, the states it skipped and its CPU seconds, `speedup` the full search's CPU time over
-    its, and `covered_ratio` the full search's states per CPU second of it over the BFS (the
-    rate at which it decides the scope, not a per-state rate). `model_split` is where the
-    model-alone search's time goes, per state (`ceilings.model_split`, measured once after the
-    rounds). All run with the cyclic garbage collector paused, as `explore` and `verify` run
-    searches."""
+    core), beside a plain Python BFS in the same process (`simulations.yardstick`): searched to
+    the end of a space of about as many states, with the same successors per state, over
+    nested tuples shaped like `typical_state`, the reached state of median size
+    (`baseline_width` scalars, `baseline_nesting` deep; `reached_scalars` gives the spread).
+    `baseline_states_per_s` is its rate and `ratio` the explorer's rate over it;
+    `flat_baseline_states_per_s` and `flat_ratio` are the same over one flat tuple of as many
+    scalars. The yardsticks of earlier versions, searches of an unbounded tree cut off at as
+    many states (most of them leaves never expanded), are kept beside it: shaped like the
+    median state (`truncated_baseline_states_per_s`, `truncated_ratio`, until 2026-12-07) and
+    like the initial state, the emptiest there is (`initial_shape_baseline_states_per_s`,
+    `initial_shape_ratio`, until 2026-12-06). Measured as `repeats` back-to-back rounds; the
+    figures are those of the one with the median `ratio` (`ratios`: every one's). Each round
+    also runs `ceilings.model_bfs` (the same search doing only what the model demands):
+    `model_ratio`, its rate over the BFS, is the ceiling of `ratio`; `explorer_over_model` is
+    the explorer's rate over it. These figures are of the search that visits every state
+    (`subsumption=False`); each round also times the search as `explore` runs it, skipping
+    states whose budgets a reached state covers: `subsumption` holds its states, the states it
+    skipped and its CPU seconds, `speedup` the full search's CPU time over its, and
+    `covered_ratio` the full search's states per CPU second of it over the BFS (the rate at
+    which it decides the scope, not a per-state rate). `model_split` is where the model-alone
+    search's time goes, per state (`ceilings.model_split`, measured once after the rounds). All
+    run with the cyclic garbage collector paused, as `explore` and `verify` run searches."""
     from model import initial_state
 
+    from . import yardstick
     from .ceilings import model_bfs, model_split
     from .explore.scope import Scope
     from .explore.search import explore
     from .runtime import cyclic_gc_paused
     state0 = initial_state(Scope().system)
     with cyclic_gc_paused():
-        shape, spread = typical_state(Scope(), policy)
-    width = _scalars(shape)
+        shape, spread = yardstick.typical_state(Scope(), policy)
+    width = yardstick.scalars(shape)
     pairs = []
     for _ in range(repeats):
         with cyclic_gc_paused():
@@ -225,9 +134,10 @@ def explore_default(policy: str = "strict", repeats: int = 3) -> Dict[str, objec
             reduced = explore(Scope(), policy)
             reduced_cpu = time.process_time() - start
             branching = result.transitions / max(result.states, 1)
-            shaped = shaped_baseline_bfs(result.states, branching, shape)
-            initial = shaped_baseline_bfs(result.states, branching, state0)
-            flat = baseline_bfs(result.states, branching, width)
+            shaped = yardstick.exhaustive_bfs(result.states, branching, shape)
+            flat = yardstick.exhaustive_bfs(result.states, branching, (0,) * width)
+            truncated = yardstick.truncated_bfs(result.states, branching, shape)
+            initial = yardstick.truncated_bfs(result.states, branching, state0)
             model_states, model_cpu = model_bfs(Scope(), policy)
         rate = result.states / cpu
         model_rate = model_states / model_cpu
@@ -236,15 +146,19 @@ def explore_default(policy: str = "strict", repeats: int = 3) -> Dict[str, objec
             "transitions": result.transitions, "depth": result.depth, "cpu_seconds": cpu,
             "distinct_states_per_s": rate, "transitions_per_s": result.transitions / cpu,
             "baseline_states_per_s": shaped["states_per_s"],
-            "baseline_states": shaped["states"], "baseline_depth": shaped["depth"],
-            "baseline_width": width, "baseline_nesting": _nesting(shape),
+            "baseline_states": shaped["states"], "baseline_transitions": shaped["transitions"],
+            "baseline_depth": shaped["depth"],
+            "baseline_width": width, "baseline_nesting": yardstick.nesting(shape),
             "reached_scalars": spread,
             "ratio": rate / shaped["states_per_s"],
-            "initial_shape_baseline_states_per_s": initial["states_per_s"],
-            "initial_shape_width": spread["initial"], "initial_shape_nesting": _nesting(state0),
-            "initial_shape_ratio": rate / initial["states_per_s"],
             "flat_baseline_states_per_s": flat["states_per_s"],
             "flat_ratio": rate / flat["states_per_s"],
+            "truncated_baseline_states_per_s": truncated["states_per_s"],
+            "truncated_ratio": rate / truncated["states_per_s"],
+            "initial_shape_baseline_states_per_s": initial["states_per_s"],
+            "initial_shape_width": spread["initial"],
+            "initial_shape_nesting": yardstick.nesting(state0),
+            "initial_shape_ratio": rate / initial["states_per_s"],
             "model_bfs_states": model_states, "model_bfs_states_per_s": model_rate,
             "model_ratio": model_rate / shaped["states_per_s"],
             "explorer_over_model": rate / model_rate,
@@ -264,12 +178,6 @@ def explore_scope(policy: str, instances: int) -> Dict[str, object]:
     from .bench_scopes import measure_scope
     return {"instances": instances,
             **measure_scope(("--instances", str(instances)), policy)}
-
-
-def _nesting(value) -> int:
-    """How deep records and tuples nest in a state (a scalar is 0)."""
-    parts = _parts(value)
-    return 0 if parts is None else 1 + max((_nesting(v) for v in parts), default=0)
 
 
 SWEEP_BENCH = """title = "bench"
@@ -346,16 +254,21 @@ def text(target: str, r: dict) -> str:
         return (f"explore (default scope, {r['policy']}): {r['states']:,} states, "
                 f"{r['transitions']:,} transitions in {r['cpu_seconds']:.2f} CPU s = "
                 f"{r['distinct_states_per_s']:,.0f} distinct states/s; a plain Python BFS "
-                f"with the same branching over nested tuples shaped like the median reached "
-                f"state ({r['baseline_width']} scalars, {r['baseline_nesting']} deep; reached "
-                f"states hold {r['reached_scalars']['min']}-{r['reached_scalars']['max']}) "
+                f"searched to the end of {r['baseline_states']:,} states with "
+                f"{r['baseline_transitions'] / r['baseline_states']:.2f} successors per state, "
+                f"over nested tuples shaped like the median reached state "
+                f"({r['baseline_width']} scalars, {r['baseline_nesting']} deep; reached "
+                f"states hold {r['reached_scalars']['min']}-{r['reached_scalars']['max']}): "
                 f"{r['baseline_states_per_s']:,.0f}/s, ratio {r['ratio']:.3f}; over one flat "
-                f"tuple {r['flat_baseline_states_per_s']:,.0f}/s, ratio {r['flat_ratio']:.3f}; "
-                f"shaped like the initial state ({r['initial_shape_width']} scalars, "
-                f"{r['initial_shape_nesting']} deep) "
-                f"{r['initial_shape_baseline_states_per_s']:,.0f}/s, ratio "
-                f"{r['initial_shape_ratio']:.3f} "
+                f"tuple {r['flat_baseline_states_per_s']:,.0f}/s, ratio {r['flat_ratio']:.3f} "
                 f"(median of {r['repeats']} back-to-back measurements; ratios {r['ratios']})"
+                f"\nthe earlier yardsticks, an unbounded tree cut off at as many states, most "
+                f"of them leaves never expanded: shaped like the median state "
+                f"{r['truncated_baseline_states_per_s']:,.0f}/s, ratio "
+                f"{r['truncated_ratio']:.3f}; like the initial state "
+                f"({r['initial_shape_width']} scalars, {r['initial_shape_nesting']} deep) "
+                f"{r['initial_shape_baseline_states_per_s']:,.0f}/s, ratio "
+                f"{r['initial_shape_ratio']:.3f}"
                 f"\nthe model alone (enabled actions, apply, fingerprint, a visited set; "
                 f"{r['model_bfs_states']:,} states): {r['model_bfs_states_per_s']:,.0f}/s = "
                 f"ratio {r['model_ratio']:.3f} over the nested-tuple BFS, the ceiling of any "

@@ -1,14 +1,26 @@
 """`bench explore`'s yardstick: a plain BFS over nested tuples shaped like the states the
-explorer actually visits (the reached state of median size), with the older yardstick shaped
-like the initial state (the emptiest state) kept beside it."""
+explorer actually visits (the reached state of median size), searched to the end of a space
+with the explorer's successors per state; the older yardsticks (a tree cut off at as many
+states, shaped like the median and like the initial state) kept beside it."""
 import json
 
+import pytest
+
 from model import initial_state
-from simulations.bench import _nesting, _plain, _scalars, typical_state
 from simulations.ceilings import model_bfs, model_split
 from simulations.cli import main
 from simulations.explore.budgets import exhausted
 from simulations.explore.scope import Scope
+from simulations.yardstick import (
+    axes,
+    exhaustive_bfs,
+    nesting,
+    paths,
+    plain,
+    scalars,
+    truncated_bfs,
+    typical_state,
+)
 
 
 def _reached():
@@ -38,22 +50,22 @@ def test_model_split_accounts_for_the_search_per_state():
 def test_the_yardstick_is_shaped_like_the_median_reached_state_not_the_initial_one():
     _, expanded = _reached()
     reached = [state for state, _, _, _ in expanded]
-    sizes = [_scalars(state) for state in reached]
+    sizes = [scalars(state) for state in reached]
     shape, spread = typical_state(Scope(), "strict")
     median = sorted(sizes)[len(sizes) // 2]
     assert spread == {"states": 24170, "min": 26, "median": median, "max": max(sizes),
                       "initial": 26}
-    assert _scalars(shape) == median == 115
+    assert scalars(shape) == median == 115
     assert shape is not reached[0] and shape == reached[sizes.index(median)]   # the first such
     # the initial state is the emptiest: the old yardstick was shaped like the smallest state
     assert sizes[0] == min(sizes) < median
-    assert _nesting(shape) == 7 > _nesting(reached[0]) == 4
-    assert _scalars(_plain(shape)) == median       # the tuple the BFS runs over has as many
+    assert nesting(shape) == 7 > nesting(reached[0]) == 4
+    assert scalars(plain(shape)) == median       # the tuple the BFS runs over has as many
     again, _ = typical_state(Scope(), "strict")
     assert again == shape                           # deterministic
 
 
-def test_bench_explore_reports_both_yardsticks(capsys):
+def test_bench_explore_reports_every_yardstick(capsys):
     assert main(["bench", "explore", "--json", "--repeats", "1"]) == 0
     r = json.loads(capsys.readouterr().out)
     assert r["baseline_width"] == r["reached_scalars"]["median"] == 115
@@ -62,16 +74,66 @@ def test_bench_explore_reports_both_yardsticks(capsys):
     assert r["ratio"] == r["distinct_states_per_s"] / r["baseline_states_per_s"]
     assert r["initial_shape_ratio"] == \
         r["distinct_states_per_s"] / r["initial_shape_baseline_states_per_s"]
+    assert r["truncated_ratio"] == \
+        r["distinct_states_per_s"] / r["truncated_baseline_states_per_s"]
+    assert r["flat_ratio"] == r["distinct_states_per_s"] / r["flat_baseline_states_per_s"]
+    assert r["baseline_states"] == 155 ** 2
+    assert r["baseline_transitions"] / r["baseline_states"] == \
+        pytest.approx(r["transitions"] / r["states"], abs=0.01)
     assert r["model_ratio"] == r["model_bfs_states_per_s"] / r["baseline_states_per_s"]
     assert r["states"] == r["model_bfs_states"] == 24170 and r["ratios"] == [round(r["ratio"], 4)]
     assert r["model_split"]["transitions_per_state"] == r["transitions"] / r["states"]
 
 
-def test_bench_explore_prints_both_yardsticks(capsys):
+def test_bench_explore_prints_every_yardstick(capsys):
     assert main(["bench", "explore", "--repeats", "1"]) == 0
     out = capsys.readouterr().out
-    assert "shaped like the median reached state (115 scalars, 7 deep; reached states hold " \
-           "26-154)" in out
-    assert "shaped like the initial state (26 scalars, 4 deep)" in out
+    assert "a plain Python BFS searched to the end of 24,025 states with 2.48 successors per " \
+           "state, over nested tuples shaped like the median reached state (115 scalars, 7 " \
+           "deep; reached states hold 26-154)" in out
+    assert "like the initial state (26 scalars, 4 deep)" in out
     assert "its time per state, in microseconds: enabled actions " in out
     assert "(2.48 per state), fingerprints " in out
+
+
+SMALL = ((0, (0, 0)), (0, 0, (0, (0, 0))), 0)
+
+
+@pytest.mark.parametrize("branching", [2.0, 2.48, 3.0, 3.3])
+def test_the_yardstick_expands_every_state_it_counts_with_the_explorers_branching(branching):
+    found = exhaustive_bfs(24170, branching, SMALL)
+    fan = int(branching)
+    assert found["states"] == found["expanded"] == found["modulus"] ** fan
+    assert abs(found["states"] - 24170) / 24170 < 0.02   # the grid nearest the scope's size
+    assert found["transitions"] / found["states"] == pytest.approx(branching, abs=0.01)
+    again = exhaustive_bfs(24170, branching, SMALL)
+    assert {k: v for k, v in again.items() if k not in ("cpu_seconds", "states_per_s")} == \
+        {k: v for k, v in found.items() if k not in ("cpu_seconds", "states_per_s")}
+
+
+def test_the_cut_off_tree_builds_one_successor_per_state_it_counts_not_the_explorers():
+    # the flaw of the yardstick until 2026-12-07: on the median-shaped state at the default
+    # scope's branching (59,862 / 24,170 = 2.48 successors per state) half the states it counts
+    # are leaves it never expanded, so it did 1.00 successor's work per state, not 2.48
+    shape, _ = typical_state(Scope(), "strict")
+    cut = truncated_bfs(24170, 59862 / 24170, shape)
+    assert cut["states"] == 32753 and cut["expanded"] == 16377
+    assert cut["transitions"] == 2 * cut["expanded"] == cut["states"] + 1
+    whole = exhaustive_bfs(24170, 59862 / 24170, shape)
+    assert whole["states"] == whole["expanded"] == 155 ** 2
+    assert whole["transitions"] / whole["states"] == pytest.approx(59862 / 24170, abs=0.01)
+
+
+def test_each_successor_of_the_yardstick_changes_a_scalar_at_the_median_depth():
+    shape, _ = typical_state(Scope(), "strict")
+    depths = sorted(len(path) for path in paths(plain(shape)))
+    assert len(depths) == 115 and depths[len(depths) // 2] == 4
+    assert axes(plain(shape), 2) == [(0, 0, 4, 8), (0, 1, 4, 6)]
+    assert [len(path) for path in axes(plain(shape), 3)] == [4, 4, 4]
+
+
+def test_the_yardstick_refuses_what_it_cannot_build():
+    with pytest.raises(ValueError, match="at least 2 states and 1 successor per state"):
+        exhaustive_bfs(24170, 0.5, SMALL)
+    with pytest.raises(ValueError, match="cannot have 10 successors"):
+        exhaustive_bfs(24170, 10.0, SMALL)
