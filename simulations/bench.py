@@ -89,7 +89,7 @@ def _des_pair(config, policy: str, duration: float, log, system, gate) -> Dict[s
             "apply_share": rate / model_rate}
 
 
-def explore_default(policy: str = "strict", repeats: int = 3) -> Dict[str, object]:
+def explore_default(policy: str = "strict", repeats: int = 5) -> Dict[str, object]:
     """Distinct states per CPU second of the explorer on the default scope (one process, one
     core), beside a plain Python BFS in the same process (`simulations.yardstick`): searched to
     the end of a space of about as many states, with the same successors per state, over

@@ -36,7 +36,7 @@ def add_parser(verbs) -> None:
                         "default scope with N (1 or 2) instances (default 1)")
     p.add_argument("--repeats", type=int, default=None, metavar="N",
                    help="des, explore: measure the engine and its yardstick back to back N "
-                        "times and report the median ratio (default: des 5, explore 3)")
+                        "times and report the median ratio (default 5)")
     p.add_argument("--scope", action="append", default=None, metavar="NAME",
                    help="scopes: measure only this one (repeatable); names: " + ", ".join(
                        repr(name) for name, _ in LARGER_SCOPES))
