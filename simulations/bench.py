@@ -99,9 +99,9 @@ def explore_default(policy: str = "strict", repeats: int = 5) -> Dict[str, objec
     `flat_baseline_states_per_s` and `flat_ratio` are the same over one flat tuple of as many
     scalars. The yardsticks of earlier versions, searches of an unbounded tree cut off at as
     many states (most of them leaves never expanded), are kept beside it: shaped like the
-    median state (`truncated_baseline_states_per_s`, `truncated_ratio`, until 2026-12-07) and
+    median state (`truncated_baseline_states_per_s`, `truncated_ratio`, one session's) and
     like the initial state, the emptiest there is (`initial_shape_baseline_states_per_s`,
-    `initial_shape_ratio`, until 2026-12-06). Measured as `repeats` back-to-back rounds; the
+    `initial_shape_ratio`, the first versions'). Measured as `repeats` back-to-back rounds; the
     figures are those of the one with the median `ratio` (`ratios`: every one's). Each round
     also runs `ceilings.model_bfs` (the same search doing only what the model demands):
     `model_ratio`, its rate over the BFS, is the ceiling of `ratio`; `explorer_over_model` is

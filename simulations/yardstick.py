@@ -7,7 +7,7 @@ nothing the model adds.
   explorer searches a scope. It has about as many states as the scope and the same successors
   per state; every state it counts it also expands, and every state but the first is found
   once as new and otherwise as already visited, as in the scope.
-- `truncated_bfs` (the yardstick until 2026-12-07): a search of an unbounded tree stopped once
+- `truncated_bfs` (the yardstick of earlier versions): a search of an unbounded tree stopped once
   it has reached as many states as the scope. Most states it counts are leaves it never
   expands (two in three at three successors a state), so it builds and hashes about one
   successor per state counted where the explorer builds `branching`: it measures less work
@@ -144,7 +144,7 @@ def exhaustive_bfs(states: int, branching: float, shape) -> Dict[str, object]:
 
 
 def truncated_bfs(states: int, branching: float, shape) -> Dict[str, object]:
-    """The yardstick until 2026-12-07: a plain Python BFS over an unbounded tree, stopped after
+    """The yardstick of earlier versions: a plain Python BFS over an unbounded tree, stopped after
     the level where it has reached `states` distinct states. Each state has round(branching)
     successors, each with one scalar (chosen by the state's hash) moved by one mod 5. Its rate
     counts every state reached, leaves it never expanded included (`expanded` says how many it

@@ -112,7 +112,7 @@ def test_the_yardstick_expands_every_state_it_counts_with_the_explorers_branchin
 
 
 def test_the_cut_off_tree_builds_one_successor_per_state_it_counts_not_the_explorers():
-    # the flaw of the yardstick until 2026-12-07: on the median-shaped state at the default
+    # the flaw of earlier versions' yardstick: on the median-shaped state at the default
     # scope's branching (59,862 / 24,170 = 2.48 successors per state) half the states it counts
     # are leaves it never expanded, so it did 1.00 successor's work per state, not 2.48
     shape, _ = typical_state(Scope(), "strict")
