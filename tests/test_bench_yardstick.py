@@ -13,6 +13,7 @@ from simulations.explore.budgets import exhausted
 from simulations.explore.scope import Scope
 from simulations.yardstick import (
     axes,
+    bump,
     exhaustive_bfs,
     nesting,
     paths,
@@ -137,3 +138,32 @@ def test_the_yardstick_refuses_what_it_cannot_build():
         exhaustive_bfs(24170, 0.5, SMALL)
     with pytest.raises(ValueError, match="cannot have 10 successors"):
         exhaustive_bfs(24170, 10.0, SMALL)
+
+
+def test_the_explorer_benchmarks_yardsticks_are_deterministic_in_what_they_visit():
+    flat = (0,) * 16
+    whole = exhaustive_bfs(5000, 3.4, flat)
+    assert whole["states"] == whole["expanded"] == 17 ** 3 and whole["depth"] > 1
+    assert whole["states_per_s"] > 0
+    assert exhaustive_bfs(5000, 3.4, flat)["transitions"] == whole["transitions"]
+    cut = truncated_bfs(5000, 3.4, flat)
+    assert cut["states"] >= 5000 and cut["depth"] > 1 and cut["states_per_s"] > 0
+    assert truncated_bfs(5000, 3.4, flat)["states"] == cut["states"]
+
+
+def test_the_shaped_baseline_keeps_the_state_shape_and_changes_one_scalar():
+    state = initial_state(Scope().system)
+    root = plain(state)
+    assert nesting(root) == nesting(state) == 4
+    every = paths(root)
+    assert len(every) == 26
+    child = bump(root, every[7], 1, 5)
+    assert paths(child) == every               # same shape
+    assert sum(a != b for a, b in zip(_leaves(child), _leaves(root))) == 1
+    assert bump(child, every[7], 4, 5) == root  # mod 5: back where it started
+    run = truncated_bfs(3000, 2.5, state)
+    assert run["states"] >= 3000 and run["depth"] > 1
+
+
+def _leaves(value):
+    return [x for v in value for x in _leaves(v)] if isinstance(value, tuple) else [value]

@@ -187,36 +187,3 @@ def test_the_median_pair_is_the_lower_middle_of_the_ratios():
 def test_unknown_benchmark_is_a_usage_error(capsys):
     assert main(["bench", "nothing"]) == 2
     assert "unknown benchmark 'nothing'; valid: des, explore, sweep" in capsys.readouterr().err
-
-
-def test_the_explorer_benchmarks_yardsticks_are_deterministic_in_what_they_visit():
-    from simulations.yardstick import exhaustive_bfs, truncated_bfs
-    flat = (0,) * 16
-    whole = exhaustive_bfs(5000, 3.4, flat)
-    assert whole["states"] == whole["expanded"] == 17 ** 3 and whole["depth"] > 1
-    assert whole["states_per_s"] > 0
-    assert exhaustive_bfs(5000, 3.4, flat)["transitions"] == whole["transitions"]
-    cut = truncated_bfs(5000, 3.4, flat)
-    assert cut["states"] >= 5000 and cut["depth"] > 1 and cut["states_per_s"] > 0
-    assert truncated_bfs(5000, 3.4, flat)["states"] == cut["states"]
-
-
-def test_the_shaped_baseline_keeps_the_state_shape_and_changes_one_scalar():
-    from model import initial_state
-    from simulations.explore.scope import Scope
-    from simulations.yardstick import bump, nesting, paths, plain, truncated_bfs
-    state = initial_state(Scope().system)
-    root = plain(state)
-    assert nesting(root) == nesting(state) == 4
-    every = paths(root)
-    assert len(every) == 26
-    child = bump(root, every[7], 1, 5)
-    assert paths(child) == every               # same shape
-    assert sum(a != b for a, b in zip(_leaves(child), _leaves(root))) == 1
-    assert bump(child, every[7], 4, 5) == root  # mod 5: back where it started
-    run = truncated_bfs(3000, 2.5, state)
-    assert run["states"] >= 3000 and run["depth"] > 1
-
-
-def _leaves(value):
-    return [x for v in value for x in _leaves(v)] if isinstance(value, tuple) else [value]
