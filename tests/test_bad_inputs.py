@@ -137,13 +137,13 @@ CASES = {
     "bench por --instances 3": (lambda t: ["bench", "por", "--instances", "3"],
                                 "bench por measures 1 or 2 instances, got 3"),
     "bench por --repeats": (lambda t: ["bench", "por", "--repeats", "2"],
-                            "goes with `bench des` or `bench explore`"),
+                            "goes with `bench des`, `bench explore` or `bench history`"),
     "bench --repeats 0": (lambda t: ["bench", "des", "--repeats", "0"],
                           "--repeats N (N >= 1) goes with"),
     "bench sweep --repeats": (lambda t: ["bench", "sweep", "--repeats", "2"],
-                              "goes with `bench des` or `bench explore`"),
+                              "goes with `bench des`, `bench explore` or `bench history`"),
     "bench scopes --repeats": (lambda t: ["bench", "scopes", "--repeats", "2"],
-                               "goes with `bench des` or `bench explore`"),
+                               "goes with `bench des`, `bench explore` or `bench history`"),
     "bench --scope with explore": (lambda t: ["bench", "explore", "--scope", "default"],
                                    "--scope and --max-states go with `bench scopes` only"),
     "bench scopes on an unknown scope": (lambda t: ["bench", "scopes", "--scope", "huge"],
@@ -155,8 +155,8 @@ CASES = {
     "bench des --duration 0": (lambda t: ["bench", "des", "--duration", "0"],
                                "--duration must be > 0, got 0.0"),
     "bench sweep --policy": (lambda t: ["bench", "sweep", "--policy", "naive"],
-                             "--policy goes with `bench des`, `bench explore`, `bench scopes` or "
-                             "`bench por`"),
+                             "--policy goes with `bench des`, `bench explore`, `bench scopes`, "
+                             "`bench por` or `bench history`"),
     "run a gate on a stateless transport": (
         lambda t: ["run", CONFIG, "--set", "system.transport=\"stateless\""],
         "decides resumptions, and system.transport = 'stateless' has none"),

@@ -17,7 +17,9 @@ TARGETS = {"des": "model transitions per CPU second in the DES engine vs bare Si
            "scopes": "states, wall time and peak memory of the explorer on larger scopes "
                      "(more clients, restarts, instances, drops), each in a fresh process",
            "por": "transitions a sleep-set partial-order reduction could skip on the default "
-                  "scope (any action sleeping, or only never-fair ones, as liveness needs)"}
+                  "scope (any action sleeping, or only never-fair ones, as liveness needs)",
+           "history": "CPU time of a past version's explorer on the default scope against "
+                      "this checkout's, each in fresh processes, alternating"}
 
 
 def add_parser(verbs) -> None:
@@ -26,8 +28,8 @@ def add_parser(verbs) -> None:
                              f"{k}: {v}" for k, v in TARGETS.items()))
     p.add_argument("target", metavar="TARGET", help=", ".join(TARGETS))
     p.add_argument("--policy", default=None,
-                   help="des, explore, scopes, por: the policy the benchmark runs (default "
-                        "strict)")
+                   help="des, explore, scopes, por, history: the policy the benchmark runs "
+                        "(default strict)")
     p.add_argument("--duration", type=float, default=None,
                    help="des: simulated seconds of the benchmark's replication (default 3600)")
     p.add_argument("--instances", type=int, default=None, metavar="N",
@@ -36,7 +38,11 @@ def add_parser(verbs) -> None:
                         "default scope with N (1 or 2) instances (default 1)")
     p.add_argument("--repeats", type=int, default=None, metavar="N",
                    help="des, explore: measure the engine and its yardstick back to back N "
-                        "times and report the median ratio (default 5)")
+                        "times and report the median ratio; history: measure both versions N "
+                        "times and report the median speedup (default 5)")
+    p.add_argument("--rev", default=None, metavar="REV",
+                   help="history: the past commit (any git revision) to measure against "
+                        "(default the last one before the speed work began)")
     p.add_argument("--scope", action="append", default=None, metavar="NAME",
                    help="scopes: measure only this one (repeatable); names: " + ", ".join(
                        repr(name) for name, _ in LARGER_SCOPES))
@@ -56,8 +62,9 @@ def run(args: argparse.Namespace) -> int:
     if args.duration is not None and not args.duration > 0:
         raise UsageError(f"--duration must be > 0, got {args.duration}")
     if args.policy is not None and args.target == "sweep":
-        raise UsageError("--policy goes with `bench des`, `bench explore`, `bench scopes` or "
-                         "`bench por` (`bench sweep` runs the default sweep's every policy)")
+        raise UsageError("--policy goes with `bench des`, `bench explore`, `bench scopes`, "
+                         "`bench por` or `bench history` (`bench sweep` runs the default "
+                         "sweep's every policy)")
     args.policy = args.policy or "strict"
     args.duration = args.duration or 3600.0
     parse_policies(args.policy, one="a benchmark")
@@ -69,8 +76,12 @@ def run(args: argparse.Namespace) -> int:
                          "explores without symmetry reduction and keeps every state (2 "
                          "instances are 1.65M states, 4 minutes and 3.6 GB; 3 are many times "
                          "that)")
-    if args.repeats is not None and (args.target not in ("des", "explore") or args.repeats < 1):
-        raise UsageError("--repeats N (N >= 1) goes with `bench des` or `bench explore`")
+    if args.repeats is not None and \
+            (args.target not in ("des", "explore", "history") or args.repeats < 1):
+        raise UsageError("--repeats N (N >= 1) goes with `bench des`, `bench explore` or "
+                         "`bench history`")
+    if args.rev is not None and args.target != "history":
+        raise UsageError("--rev goes with `bench history` only")
     if (args.scope is not None or args.max_states is not None) and args.target != "scopes":
         raise UsageError("--scope and --max-states go with `bench scopes` only")
     if args.max_states is not None and args.max_states < 1:
@@ -83,6 +94,8 @@ def run(args: argparse.Namespace) -> int:
         return _scopes(args)
     if args.target == "por":
         return _por(args)
+    if args.target == "history":
+        return _history(args)
     repeats = {} if args.repeats is None else {"repeats": args.repeats}
     result = {"des": lambda: bench.des(args.policy, args.duration, **repeats),
               "explore": lambda: bench.explore_default(args.policy, **repeats),
@@ -119,4 +132,14 @@ def _scopes(args: argparse.Namespace) -> int:
     else:
         print(f"model: {model.BUILD}; policy {args.policy}\n" +
               bench_scopes.text(rows, max_states))
+    return 0
+
+
+def _history(args: argparse.Namespace) -> int:
+    from .. import bench_history
+    try:
+        result = bench_history.history(args.rev, args.policy, args.repeats or 5)
+    except bench_history.HistoryError as exc:
+        raise UsageError(str(exc)) from exc
+    print(json.dumps(result, sort_keys=True) if args.json else bench_history.text(result))
     return 0
