@@ -26,7 +26,7 @@ from typing import Dict, List, Optional
 
 #: the last commit before the explorer's speed work began (`bench explore`'s first yardstick
 #: came after it): the default past version
-BEFORE_SPEED_WORK = "22a25dc"
+BEFORE_SPEED_WORK = "22a25dcfc16f8d265e243d11234daad47bb37532"
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 
@@ -156,9 +156,11 @@ def history(rev: Optional[str] = None, policy: str = "strict",
 
 def text(r: Dict[str, object]) -> str:
     """The figures as `bench history` prints them."""
-    lines = [f"default scope, {r['policy']}: {r['rev']} ({str(r['commit'])[:10]}, "
-             f"{r['past_build']}) {r['past_states']:,} states in {r['past_cpu_seconds']:.2f} "
-             f"CPU s ({r['past_states_per_s']:,.0f}/s); this checkout ({r['build']}) "
+    commit = str(r["commit"])[:10]
+    named = commit if r["rev"] == r["commit"] else f"{r['rev']} ({commit})"
+    lines = [f"default scope, {r['policy']}: {named}, {r['past_build']}: "
+             f"{r['past_states']:,} states in {r['past_cpu_seconds']:.2f} "
+             f"CPU s ({r['past_states_per_s']:,.0f}/s); this checkout, {r['build']}: "
              f"{r['states']:,} states in {r['cpu_seconds']:.2f} CPU s "
              f"({r['states_per_s']:,.0f}/s)",
              f"speedup {r['speedup']:.2f}x (median of {r['repeats']}; every round: "
