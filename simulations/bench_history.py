@@ -11,7 +11,9 @@ paused where the version has `simulations.runtime.cyclic_gc_paused`, and visitin
 (`states_equal` says whether they did). The past version runs from its committed files: its
 model from source, since a compiled build is never committed (`past_build`). Figures are CPU
 seconds of the search alone; `speedup` is the past version's CPU time over this checkout's, the
-median of the rounds (`speedups`: every round's).
+median of the rounds (`speedups`: every round's). This checkout's process then runs `bench
+explore`'s yardstick (`simulations.yardstick`) as many times, and both versions' rates are put
+over it: `ratio` here, `past_ratio` for the past version (measured in the process just before).
 """
 from __future__ import annotations
 
@@ -53,9 +55,17 @@ for _ in range(int(sys.argv[2])):
         start = time.process_time()
         result = explore(Scope(), sys.argv[1], **kwargs)
         times.append(time.process_time() - start)
-print(json.dumps({"states": result.states, "transitions": result.transitions,
-                  "cpu_seconds": sorted(times)[(len(times) - 1) // 2], "searches": times,
-                  "build": BUILD}))
+out = {"states": result.states, "transitions": result.transitions,
+       "cpu_seconds": sorted(times)[(len(times) - 1) // 2], "searches": times, "build": BUILD}
+if sys.argv[3:] == ["yardstick"]:   # this checkout only: its yardstick, as bench explore's
+    from simulations import yardstick
+    with cyclic_gc_paused():
+        shape, _ = yardstick.typical_state(Scope(), sys.argv[1])
+        rates = sorted(yardstick.exhaustive_bfs(result.states, result.transitions /
+                                                result.states, shape)["states_per_s"]
+                       for _ in times)
+    out["baseline_states_per_s"] = rates[(len(rates) - 1) // 2]
+print(json.dumps(out))
 """
 
 #: searches per process: a process's first search pays for warming up (memory, caches), so
@@ -103,10 +113,14 @@ def export(commit: str, into: Path) -> None:
             tar.extractall(into)    # git archive of this repository's own history
 
 
-def measure(root: Path, policy: str, label: str) -> Dict[str, object]:
+def measure(root: Path, policy: str, label: str, with_yardstick: bool = False
+            ) -> Dict[str, object]:
     """The median CPU seconds of SEARCHES searches of the default scope by the version whose
-    files are under `root`, in one fresh process."""
-    run = subprocess.run([sys.executable, "-c", DRIVER, policy, str(SEARCHES)], cwd=root,
+    files are under `root`, in one fresh process; `with_yardstick` (this checkout only), also
+    the median rate of as many runs of `bench explore`'s yardstick after them."""
+    extra = ["yardstick"] if with_yardstick else []
+    run = subprocess.run([sys.executable, "-c", DRIVER, policy, str(SEARCHES), *extra],
+                         cwd=root,
                          env=_env(root), capture_output=True, text=True, check=False)
     if run.returncode != 0:
         last = (run.stderr.strip().splitlines() or ["(no output)"])[-1]
@@ -135,7 +149,20 @@ def summarize(past: List[Dict[str, object]], now: List[Dict[str, object]]) -> Di
             "states": n["states"], "transitions": n["transitions"],
             "cpu_seconds": n["cpu_seconds"], "build": n["build"],
             "states_per_s": float(n["states"]) / float(n["cpu_seconds"]),
-            "states_equal": p["states"] == n["states"]}
+            "states_equal": p["states"] == n["states"],
+            **_over_yardstick(p, n)}
+
+
+def _over_yardstick(p: Dict[str, object], n: Dict[str, object]) -> Dict[str, object]:
+    """Both versions' rates over this checkout's yardstick (run in this checkout's process,
+    the past version's run just before it): `ratio` as `bench explore` has it, `past_ratio`
+    what the past version scores on the same yardstick."""
+    if "baseline_states_per_s" not in n:
+        return {}
+    baseline = float(n["baseline_states_per_s"])
+    return {"baseline_states_per_s": baseline,
+            "ratio": float(n["states"]) / float(n["cpu_seconds"]) / baseline,
+            "past_ratio": float(p["states"]) / float(p["cpu_seconds"]) / baseline}
 
 
 def history(rev: Optional[str] = None, policy: str = "strict",
@@ -149,7 +176,7 @@ def history(rev: Optional[str] = None, policy: str = "strict",
         export(commit, Path(tmp))
         for _ in range(repeats):
             past.append(measure(Path(tmp), policy, f"commit {rev or BEFORE_SPEED_WORK}"))
-            now.append(measure(REPO_ROOT, policy, "this checkout"))
+            now.append(measure(REPO_ROOT, policy, "this checkout", with_yardstick=True))
     return {"rev": rev or BEFORE_SPEED_WORK, "commit": commit, "policy": policy,
             **summarize(past, now)}
 
@@ -165,6 +192,10 @@ def text(r: Dict[str, object]) -> str:
              f"({r['states_per_s']:,.0f}/s)",
              f"speedup {r['speedup']:.2f}x (median of {r['repeats']}; every round: "
              f"{', '.join(f'{s:.2f}' for s in r['speedups'])})"]
+    if "ratio" in r:
+        lines.append(f"over this checkout's yardstick (bench explore's, "
+                     f"{r['baseline_states_per_s']:,.0f} states/s): ratio {r['ratio']:.3f} "
+                     f"here, {r['past_ratio']:.3f} for the past version")
     if not r["states_equal"]:
         lines.append("the two versions searched different state spaces: the speedup is in "
                      "time to decide the scope, not per state")
