@@ -18,6 +18,7 @@ over it: `ratio` here, `past_ratio` for the past version (measured in the proces
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 import tarfile
@@ -120,16 +121,18 @@ def measure(root: Path, policy: str, label: str, with_yardstick: bool = False
     the median rate of as many runs of `bench explore`'s yardstick after them."""
     extra = ["yardstick"] if with_yardstick else []
     run = subprocess.run([sys.executable, "-c", DRIVER, policy, str(SEARCHES), *extra],
-                         cwd=root,
-                         env=_env(root), capture_output=True, text=True, check=False)
+                         cwd=root, env=_env(root), capture_output=True, text=True, check=False)
     if run.returncode != 0:
         last = (run.stderr.strip().splitlines() or ["(no output)"])[-1]
         raise HistoryError(f"the search of the default scope by {label} failed: {last}")
-    return json.loads(run.stdout.strip().splitlines()[-1])
+    try:
+        return json.loads(run.stdout.strip().splitlines()[-1])
+    except (IndexError, ValueError) as exc:
+        raise HistoryError(f"the search of the default scope by {label} printed no figures "
+                           f"(its last line: {run.stdout.strip()[-200:]!r})") from exc
 
 
 def _env(root: Path) -> Dict[str, str]:
-    import os
     env = dict(os.environ)
     env["PYTHONPATH"] = str(root)      # the version's own packages before any installed copy
     return env

@@ -113,3 +113,11 @@ def test_a_past_search_that_fails_is_named_with_its_last_error_line(monkeypatch,
     out, err = capsys.readouterr()
     assert out == ""
     assert "the search of the default scope by commit HEAD failed: no such policy here" in err
+
+
+@needs_git
+def test_a_past_search_that_prints_no_figures_is_named(monkeypatch, capsys):
+    monkeypatch.setattr(bench_history, "DRIVER", "print('hello')")
+    assert main(["bench", "history", "--rev", "HEAD", "--repeats", "1"]) == 2
+    out, err = capsys.readouterr()
+    assert out == "" and "by commit HEAD printed no figures (its last line: 'hello')" in err
