@@ -33,13 +33,14 @@ def bare_simpy_timeouts(count: int = 300_000) -> Dict[str, float]:
     return {"timeouts": count, "cpu_seconds": seconds, "timeouts_per_cpu_s": count / seconds}
 
 
-def _median_pair(pairs: List[Dict[str, object]]) -> Dict[str, object]:
-    """The pair whose ratio is the median of all pairs' (the lower middle of an even count),
-    with every pair's ratio beside it: each pair measures the engine and its yardstick back to
-    back, so a change in this machine's speed between pairs moves both alike."""
-    ordered = sorted(pairs, key=lambda pair: pair["ratio"])
+def _median_pair(pairs: List[Dict[str, object]], key: str = "ratio",
+                 digits: int = 4) -> Dict[str, object]:
+    """The pair whose `key` is the median of all pairs' (the lower middle of an even count),
+    with every pair's beside it (`key` + "s"): each pair measures the engine and its yardstick
+    back to back, so a change in this machine's speed between pairs moves both alike."""
+    ordered = sorted(pairs, key=lambda pair: pair[key])
     chosen = dict(ordered[(len(ordered) - 1) // 2])
-    chosen["ratios"] = [round(pair["ratio"], 4) for pair in pairs]
+    chosen[key + "s"] = [round(pair[key], digits) for pair in pairs]
     chosen["repeats"] = len(pairs)
     return chosen
 

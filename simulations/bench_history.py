@@ -141,11 +141,13 @@ def _env(root: Path) -> Dict[str, str]:
 def summarize(past: List[Dict[str, object]], now: List[Dict[str, object]]) -> Dict[str, object]:
     """Every round's speedup (past CPU over now CPU) and the round with the median one (the
     lower middle of an even count)."""
-    rounds = [float(p["cpu_seconds"]) / float(n["cpu_seconds"]) for p, n in zip(past, now)]
-    middle = sorted(range(len(rounds)), key=rounds.__getitem__)[(len(rounds) - 1) // 2]
-    p, n = past[middle], now[middle]
-    return {"speedup": rounds[middle], "speedups": [round(r, 3) for r in rounds],
-            "repeats": len(rounds),
+    from .bench import _median_pair
+    chosen = _median_pair([{"speedup": float(p["cpu_seconds"]) / float(n["cpu_seconds"]),
+                            "past": p, "now": n} for p, n in zip(past, now)],
+                          key="speedup", digits=3)
+    p, n = chosen["past"], chosen["now"]
+    return {"speedup": chosen["speedup"], "speedups": chosen["speedups"],
+            "repeats": chosen["repeats"],
             "past_states": p["states"], "past_transitions": p["transitions"],
             "past_cpu_seconds": p["cpu_seconds"], "past_build": p["build"],
             "past_states_per_s": float(p["states"]) / float(p["cpu_seconds"]),
@@ -172,15 +174,16 @@ def history(rev: Optional[str] = None, policy: str = "strict",
             repeats: int = 5) -> Dict[str, object]:
     """The past version `rev` (default BEFORE_SPEED_WORK) against this checkout, alternating
     fresh processes `repeats` times."""
-    commit = resolve(rev or BEFORE_SPEED_WORK)
+    rev = rev or BEFORE_SPEED_WORK
+    commit = resolve(rev)
     past: List[Dict[str, object]] = []
     now: List[Dict[str, object]] = []
     with tempfile.TemporaryDirectory(prefix="bench-history-") as tmp:
         export(commit, Path(tmp))
         for _ in range(repeats):
-            past.append(measure(Path(tmp), policy, f"commit {rev or BEFORE_SPEED_WORK}"))
+            past.append(measure(Path(tmp), policy, f"commit {rev}"))
             now.append(measure(REPO_ROOT, policy, "this checkout", with_yardstick=True))
-    return {"rev": rev or BEFORE_SPEED_WORK, "commit": commit, "policy": policy,
+    return {"rev": rev, "commit": commit, "policy": policy,
             **summarize(past, now)}
 
 
