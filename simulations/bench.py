@@ -33,7 +33,7 @@ def bare_simpy_timeouts(count: int = 300_000) -> Dict[str, float]:
     return {"timeouts": count, "cpu_seconds": seconds, "timeouts_per_cpu_s": count / seconds}
 
 
-def _median_pair(pairs: List[Dict[str, object]], key: str = "ratio",
+def median_pair(pairs: List[Dict[str, object]], key: str = "ratio",
                  digits: int = 4) -> Dict[str, object]:
     """The pair whose `key` is the median of all pairs' (the lower middle of an even count),
     with every pair's beside it (`key` + "s"): each pair measures the engine and its yardstick
@@ -65,7 +65,7 @@ def des(policy: str = "strict", duration: float = 3600.0, repeats: int = 5) -> D
             pairs.append(_des_pair(config, policy, duration, log, system, gate))
     finally:
         gc.unfreeze()
-    return _median_pair(pairs)
+    return median_pair(pairs)
 
 
 def _des_pair(config, policy: str, duration: float, log, system, gate) -> Dict[str, object]:
@@ -168,7 +168,7 @@ def explore_default(policy: str = "strict", repeats: int = 5) -> Dict[str, objec
                             "speedup": cpu / reduced_cpu,
                             "covered_ratio": result.states / reduced_cpu
                             / shaped["states_per_s"]}})
-    chosen = _median_pair(pairs)
+    chosen = median_pair(pairs)
     chosen["model_split"] = model_split(Scope(), policy)
     return chosen
 

@@ -141,8 +141,8 @@ def _env(root: Path) -> Dict[str, str]:
 def summarize(past: List[Dict[str, object]], now: List[Dict[str, object]]) -> Dict[str, object]:
     """Every round's speedup (past CPU over now CPU) and the round with the median one (the
     lower middle of an even count)."""
-    from .bench import _median_pair
-    chosen = _median_pair([{"speedup": float(p["cpu_seconds"]) / float(n["cpu_seconds"]),
+    from .bench import median_pair
+    chosen = median_pair([{"speedup": float(p["cpu_seconds"]) / float(n["cpu_seconds"]),
                             "past": p, "now": n} for p, n in zip(past, now)],
                           key="speedup", digits=3)
     p, n = chosen["past"], chosen["now"]

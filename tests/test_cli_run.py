@@ -177,9 +177,9 @@ def test_the_ceilings_drive_the_model_over_the_engines_own_work():
 
 
 def test_the_median_pair_is_the_lower_middle_of_the_ratios():
-    from simulations.bench import _median_pair
+    from simulations.bench import median_pair
     pairs = [{"ratio": r, "rate": r * 10} for r in (0.3, 0.1, 0.4, 0.2)]
-    chosen = _median_pair(pairs)
+    chosen = median_pair(pairs)
     assert chosen["ratio"] == 0.2 and chosen["rate"] == 2.0
     assert chosen["ratios"] == [0.3, 0.1, 0.4, 0.2] and chosen["repeats"] == 4
 
