@@ -12,8 +12,10 @@ paused where the version has `simulations.runtime.cyclic_gc_paused`, and visitin
 model from source, since a compiled build is never committed (`past_build`). Figures are CPU
 seconds of the search alone; `speedup` is the past version's CPU time over this checkout's, the
 median of the rounds (`speedups`: every round's). This checkout's process then runs `bench
-explore`'s yardstick (`simulations.yardstick`) as many times, and both versions' rates are put
-over it: `ratio` here, `past_ratio` for the past version (measured in the process just before).
+explore`'s yardsticks as many times, the same-graph BFS (`simulations.yardstick_graph`) and the
+grid (`simulations.yardstick`), and both versions' rates are put over each: `ratio` and
+`grid_ratio` here, `past_ratio` and `past_grid_ratio` for the past version (measured in the
+process just before).
 """
 from __future__ import annotations
 
@@ -58,14 +60,18 @@ for _ in range(int(sys.argv[2])):
         times.append(time.process_time() - start)
 out = {"states": result.states, "transitions": result.transitions,
        "cpu_seconds": sorted(times)[(len(times) - 1) // 2], "searches": times, "build": BUILD}
-if sys.argv[3:] == ["yardstick"]:   # this checkout only: its yardstick, as bench explore's
+if sys.argv[3:] == ["yardstick"]:   # this checkout only: its yardsticks, as bench explore's
     from simulations import yardstick
+    from simulations.yardstick_graph import ScopeGraph, same_graph_bfs
     with cyclic_gc_paused():
+        graph = ScopeGraph.build(Scope(), sys.argv[1])
+        same = sorted(same_graph_bfs(graph)["states_per_s"] for _ in times)
         shape, _ = yardstick.typical_state(Scope(), sys.argv[1])
-        rates = sorted(yardstick.exhaustive_bfs(result.states, result.transitions /
-                                                result.states, shape)["states_per_s"]
-                       for _ in times)
-    out["baseline_states_per_s"] = rates[(len(rates) - 1) // 2]
+        grid = sorted(yardstick.exhaustive_bfs(result.states, result.transitions /
+                                               result.states, shape)["states_per_s"]
+                      for _ in times)
+    out["baseline_states_per_s"] = same[(len(same) - 1) // 2]
+    out["grid_baseline_states_per_s"] = grid[(len(grid) - 1) // 2]
 print(json.dumps(out))
 """
 
@@ -159,15 +165,21 @@ def summarize(past: List[Dict[str, object]], now: List[Dict[str, object]]) -> Di
 
 
 def _over_yardstick(p: Dict[str, object], n: Dict[str, object]) -> Dict[str, object]:
-    """Both versions' rates over this checkout's yardstick (run in this checkout's process,
-    the past version's run just before it): `ratio` as `bench explore` has it, `past_ratio`
-    what the past version scores on the same yardstick."""
+    """Both versions' rates over this checkout's yardsticks (run in this checkout's process,
+    the past version's run just before it): `ratio` and `grid_ratio` as `bench explore` has
+    them, `past_ratio` and `past_grid_ratio` what the past version scores on the same
+    yardsticks."""
     if "baseline_states_per_s" not in n:
         return {}
-    baseline = float(n["baseline_states_per_s"])
-    return {"baseline_states_per_s": baseline,
-            "ratio": float(n["states"]) / float(n["cpu_seconds"]) / baseline,
-            "past_ratio": float(p["states"]) / float(p["cpu_seconds"]) / baseline}
+    rate = float(n["states"]) / float(n["cpu_seconds"])
+    past_rate = float(p["states"]) / float(p["cpu_seconds"])
+    out: Dict[str, object] = {}
+    for prefix in ("", "grid_"):
+        baseline = float(n[prefix + "baseline_states_per_s"])
+        out.update({prefix + "baseline_states_per_s": baseline,
+                    prefix + "ratio": rate / baseline,
+                    "past_" + prefix + "ratio": past_rate / baseline})
+    return out
 
 
 def history(rev: Optional[str] = None, policy: str = "strict",
@@ -199,9 +211,12 @@ def text(r: Dict[str, object]) -> str:
              f"speedup {r['speedup']:.2f}x (median of {r['repeats']}; every round: "
              f"{', '.join(f'{s:.2f}' for s in r['speedups'])})"]
     if "ratio" in r:
-        lines.append(f"over this checkout's yardstick (bench explore's, "
+        lines.append(f"over the same-graph BFS (bench explore's yardstick, "
                      f"{r['baseline_states_per_s']:,.0f} states/s): ratio {r['ratio']:.3f} "
-                     f"here, {r['past_ratio']:.3f} for the past version")
+                     f"here, {r['past_ratio']:.3f} for the past version; over the grid "
+                     f"({r['grid_baseline_states_per_s']:,.0f} states/s): "
+                     f"{r['grid_ratio']:.3f} here, {r['past_grid_ratio']:.3f} for the past "
+                     f"version")
     if not r["states_equal"]:
         lines.append("the two versions searched different state spaces: the speedup is in "
                      "time to decide the scope, not per state")

@@ -37,12 +37,15 @@ def test_the_speedup_is_the_median_rounds_past_cpu_over_this_checkouts():
                                                                "policy": "strict"})
 
 
-def test_both_versions_are_put_over_the_one_yardstick_this_checkouts_process_ran():
-    now = {**_round(100, 0.5), "baseline_states_per_s": 400.0}
+def test_both_versions_are_put_over_the_yardsticks_this_checkouts_process_ran():
+    now = {**_round(100, 0.5), "baseline_states_per_s": 160.0,
+           "grid_baseline_states_per_s": 400.0}
     r = bench_history.summarize([_round(100, 2.0)], [now])
-    assert r["ratio"] == pytest.approx(0.5) and r["past_ratio"] == pytest.approx(0.125)
+    assert r["ratio"] == pytest.approx(1.25) and r["past_ratio"] == pytest.approx(0.3125)
+    assert r["grid_ratio"] == pytest.approx(0.5) and r["past_grid_ratio"] == pytest.approx(0.125)
     shown = bench_history.text({**r, "rev": "x", "commit": "abc", "policy": "strict"})
-    assert "ratio 0.500 here, 0.125 for the past version" in shown
+    assert "yardstick, 160 states/s): ratio 1.250 here, 0.312 for the past version" in shown
+    assert "(400 states/s): 0.500 here, 0.125 for the past version" in shown
     assert "ratio" not in bench_history.summarize([_round(100, 2.0)], [_round(100, 1.0)])
 
 
@@ -100,10 +103,13 @@ def test_this_checkout_against_its_own_last_commit_searches_the_same_states(caps
     assert r["transitions"] == r["past_transitions"] == 59_862
     assert r["past_build"].startswith("Python sources") or "source" in r["past_build"]
     assert r["speedup"] > 0 and r["repeats"] == 1
-    # both versions over this checkout's yardstick, run in this checkout's process
+    # both versions over this checkout's yardsticks, run in this checkout's process
     assert r["baseline_states_per_s"] > 0
     assert r["ratio"] == pytest.approx(r["states_per_s"] / r["baseline_states_per_s"])
     assert r["past_ratio"] == pytest.approx(r["past_states_per_s"] / r["baseline_states_per_s"])
+    grid = r["grid_baseline_states_per_s"]
+    assert r["grid_ratio"] == pytest.approx(r["states_per_s"] / grid)
+    assert r["past_grid_ratio"] == pytest.approx(r["past_states_per_s"] / grid)
 
 
 @needs_git

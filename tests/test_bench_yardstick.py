@@ -69,28 +69,37 @@ def test_the_yardstick_is_shaped_like_the_median_reached_state_not_the_initial_o
 def test_bench_explore_reports_every_yardstick(capsys):
     assert main(["bench", "explore", "--json", "--repeats", "1"]) == 0
     r = json.loads(capsys.readouterr().out)
-    assert r["baseline_width"] == r["reached_scalars"]["median"] == 115
-    assert r["baseline_nesting"] == 7
-    assert r["initial_shape_width"] == 26 and r["initial_shape_nesting"] == 4
-    assert r["ratio"] == r["distinct_states_per_s"] / r["baseline_states_per_s"]
-    assert r["initial_shape_ratio"] == \
-        r["distinct_states_per_s"] / r["initial_shape_baseline_states_per_s"]
-    assert r["truncated_ratio"] == \
-        r["distinct_states_per_s"] / r["truncated_baseline_states_per_s"]
-    assert r["flat_ratio"] == r["distinct_states_per_s"] / r["flat_baseline_states_per_s"]
-    assert r["baseline_states"] == 155 ** 2
-    assert r["baseline_transitions"] / r["baseline_states"] == \
-        pytest.approx(r["transitions"] / r["states"], abs=0.01)
+    rate = r["distinct_states_per_s"]
+    # the headline yardstick searched the explorer's very graph, with the model taken out
+    assert r["ratio"] == rate / r["baseline_states_per_s"]
+    assert (r["baseline_states"], r["baseline_transitions"], r["baseline_depth"]) == \
+        (r["states"], r["transitions"], r["depth"]) == (24170, 59862, 16)
+    g = r["same_graph"]
+    assert g["rebuilt_per_transition"] > g["scalars_per_transition"] > 1
+    assert r["states"] == r["model_bfs_states"] and r["ratios"] == [round(r["ratio"], 4)]
     assert r["model_ratio"] == r["model_bfs_states_per_s"] / r["baseline_states_per_s"]
-    assert r["states"] == r["model_bfs_states"] == 24170 and r["ratios"] == [round(r["ratio"], 4)]
+    # the grid, shaped like the median reached state, and the earlier yardsticks beside it
+    assert r["grid_width"] == r["reached_scalars"]["median"] == 115
+    assert r["grid_nesting"] == 7
+    assert r["grid_ratio"] == rate / r["grid_baseline_states_per_s"]
+    assert r["grid_ratios"] == [round(r["grid_ratio"], 4)]
+    assert r["grid_baseline_states"] == 155 ** 2
+    assert r["grid_baseline_transitions"] / r["grid_baseline_states"] == \
+        pytest.approx(r["transitions"] / r["states"], abs=0.01)
+    assert r["initial_shape_width"] == 26 and r["initial_shape_nesting"] == 4
+    assert r["initial_shape_ratio"] == rate / r["initial_shape_baseline_states_per_s"]
+    assert r["truncated_ratio"] == rate / r["truncated_baseline_states_per_s"]
+    assert r["flat_ratio"] == rate / r["flat_baseline_states_per_s"]
     assert r["model_split"]["transitions_per_state"] == r["transitions"] / r["states"]
 
 
 def test_bench_explore_prints_every_yardstick(capsys):
     assert main(["bench", "explore", "--repeats", "1"]) == 0
     out = capsys.readouterr().out
-    assert "a plain Python BFS searched to the end of 24,025 states with 2.48 successors per " \
-           "state, over nested tuples shaped like the median reached state (115 scalars, 7 " \
+    assert "a plain Python BFS of the scope's own graph (24,170 states, 59,862 transitions, " \
+           "16 levels) over its states as nested tuples" in out
+    assert "over a grid of 24,025 states with 2.48 successors per state, each moving one " \
+           "scalar, over nested tuples shaped like the median reached state (115 scalars, 7 " \
            "deep; reached states hold 26-154)" in out
     assert "like the initial state (26 scalars, 4 deep)" in out
     assert "its time per state, in microseconds: enabled actions " in out
