@@ -38,6 +38,7 @@ REPO_ROOT = Path(__file__).resolve().parent.parent
 #: run in a fresh process inside the version measured; prints one JSON line
 DRIVER = r"""
 import inspect, json, sys, time
+from statistics import median_low
 from contextlib import nullcontext
 from simulations.explore.scope import Scope
 from simulations.explore.search import explore
@@ -59,19 +60,18 @@ for _ in range(int(sys.argv[2])):
         result = explore(Scope(), sys.argv[1], **kwargs)
         times.append(time.process_time() - start)
 out = {"states": result.states, "transitions": result.transitions,
-       "cpu_seconds": sorted(times)[(len(times) - 1) // 2], "searches": times, "build": BUILD}
+       "cpu_seconds": median_low(times), "searches": times, "build": BUILD}
 if sys.argv[3:] == ["yardstick"]:   # this checkout only: its yardsticks, as bench explore's
     from simulations import yardstick
     from simulations.yardstick_graph import ScopeGraph, same_graph_bfs
     with cyclic_gc_paused():
         graph = ScopeGraph.build(Scope(), sys.argv[1])
-        same = sorted(same_graph_bfs(graph)["states_per_s"] for _ in times)
+        same = [same_graph_bfs(graph)["states_per_s"] for _ in times]
         shape, _ = yardstick.typical_state(Scope(), sys.argv[1])
-        grid = sorted(yardstick.exhaustive_bfs(result.states, result.transitions /
-                                               result.states, shape)["states_per_s"]
-                      for _ in times)
-    out["baseline_states_per_s"] = same[(len(same) - 1) // 2]
-    out["grid_baseline_states_per_s"] = grid[(len(grid) - 1) // 2]
+        grid = [yardstick.exhaustive_bfs(result.states, result.transitions / result.states,
+                                         shape)["states_per_s"] for _ in times]
+    out["baseline_states_per_s"] = median_low(same)
+    out["grid_baseline_states_per_s"] = median_low(grid)
 print(json.dumps(out))
 """
 

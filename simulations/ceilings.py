@@ -67,18 +67,21 @@ def apply_rate(log, system, gate) -> float:
 
 
 def model_bfs(scope: Scope, policy: str,
-              expanded: Optional[List[Tuple[State, tuple, Parts, frozenset]]] = None
-              ) -> Tuple[int, float]:
+              expanded: Optional[List[Tuple[State, tuple, Parts, frozenset]]] = None,
+              successors: Optional[List[List[int]]] = None) -> Tuple[int, float]:
     """(distinct states, CPU seconds) of a search that only drives the model over `scope`;
     with `expanded`, each state is appended to it as the search expands it, with its budgets,
     its Parts and the action kinds its budgets exclude (every distinct state, in the order the
-    search reaches them: the initial state first)."""
+    search reaches them: the initial state first); with `successors`, a list for each state
+    expanded, in that order, of the index (in that order) of each successor's class, in
+    enabled-action order (a successor that renames the state kept for its class gets its
+    index): the search's graph."""
     config, gate = scope.system, resolve_gate(policy)
     canon = Canonicalizer(config, True)
     start = time.process_time()
     state0, budget0 = initial_state(config), scope.budgets()
     fp0, parts0 = canon.fingerprint(state0, budget0)
-    visited, frontier = {fp0}, [(state0, budget0, parts0)]
+    visited, frontier = {fp0: 0}, [(state0, budget0, parts0)]
     without = {}
     while frontier:
         following = []
@@ -88,13 +91,17 @@ def model_bfs(scope: Scope, policy: str,
                 spent_kinds = without[budget] = exhausted(budget)
             if expanded is not None:
                 expanded.append((state, budget, parts, spent_kinds))
+            if successors is not None:
+                successors.append([])
             for action in enabled_actions(state, config, spent_kinds):
                 new_state, _ = successor(state, action, config, gate)
                 spent = spend(budget, action)
                 fp, new_parts = canon.fingerprint(new_state, spent, state, parts)
                 if fp not in visited:
-                    visited.add(fp)
+                    visited[fp] = len(visited)
                     following.append((new_state, spent, new_parts))
+                if successors is not None:
+                    successors[-1].append(visited[fp])
         frontier = following
     return len(visited), time.process_time() - start
 

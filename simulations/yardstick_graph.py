@@ -11,8 +11,8 @@ work any search of this space must do (build each successor, hash it, test it ag
 visited set, record a parent pointer).
 
 Set up once, not timed (`ScopeGraph.build`):
-- `scope_graph`: a search of the scope that records its graph, as the explorer searches it
-  without subsumption (one state per class under symmetry, with its budgets; for each, the
+- `scope_graph`: the scope's graph as the explorer searches it without subsumption, recorded
+  by `ceilings.model_bfs` (one state per class under symmetry, with its budgets; for each, the
   class of each successor, in enabled-action order);
 - `plain_values`: each state as nested tuples (a record is the tuple of its fields, a
   frozenset the sorted tuple of its members, an int itself, any other scalar a negative code
@@ -30,13 +30,10 @@ from __future__ import annotations
 import time
 from typing import Any, Dict, List, Optional, Tuple
 
-from model import enabled_actions, initial_state, resolve_gate
 from model.record import Record
 from model.state import State
-from model.symmetry import Canonicalizer
-from model.transitions import successor
 
-from .explore.budgets import exhausted, spend
+from .ceilings import model_bfs
 from .explore.scope import Scope
 
 #: a compiled change: (index, the change inside the part at index or None, the new part)
@@ -45,32 +42,12 @@ Change = Tuple[Tuple[int, Optional["Change"], Any], ...]
 
 def scope_graph(scope: Scope, policy: str) -> Tuple[List[Tuple[State, tuple]], List[List[int]]]:
     """(the states the explorer's search without subsumption visits, each with its budgets, in
-    the order it reaches them; for each, the index of each successor's class). A successor
-    that is a renaming of the state kept for its class gets that state's index."""
-    config, gate = scope.system, resolve_gate(policy)
-    canon = Canonicalizer(config, True)
-    state0, budget0 = initial_state(config), scope.budgets()
-    fp0, parts0 = canon.fingerprint(state0, budget0)
-    index = {fp0: 0}
-    nodes: List[Tuple[State, tuple]] = [(state0, budget0)]
-    successors: List[List[int]] = [[]]
-    frontier = [(0, state0, budget0, parts0)]
-    while frontier:
-        following = []
-        for i, state, budget, parts in frontier:
-            for action in enabled_actions(state, config, exhausted(budget)):
-                new_state, _ = successor(state, action, config, gate)
-                spent = spend(budget, action)
-                fp, new_parts = canon.fingerprint(new_state, spent, state, parts)
-                j = index.get(fp)
-                if j is None:
-                    j = index[fp] = len(nodes)
-                    nodes.append((new_state, spent))
-                    successors.append([])
-                    following.append((j, new_state, spent, new_parts))
-                successors[i].append(j)
-        frontier = following
-    return nodes, successors
+    the order it reaches them; for each, the index of each successor's class): the graph of
+    `ceilings.model_bfs`, which reaches exactly those states."""
+    expanded: List[Tuple[State, tuple, Any, frozenset]] = []
+    successors: List[List[int]] = []
+    model_bfs(scope, policy, expanded, successors)
+    return [(state, budget) for state, budget, _, _ in expanded], successors
 
 
 def plain_values(value: Any, codes: Dict[Tuple[str, Any], int]) -> Any:
